@@ -1,1 +1,3 @@
 export * from './sourceEvent.js';
+export * from './api.js';
+export * from './jobs.js';

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/**
+ * Queue payloads carry ids and cursors, never content. Change them only by adding optional fields:
+ * jobs already queued during a deploy must still parse.
+ */
+export const SyncPagePayload = z.object({
+  connectionId: z.string(),
+  stream: z.string(),
+  mode: z.enum(['backfill', 'incremental']),
+});
+export type SyncPagePayload = z.infer<typeof SyncPagePayload>;
+
+export const IndexItemPayload = z.object({
+  workspaceId: z.string(),
+  /** Id of the staged raw event (table `source_events`). */
+  eventId: z.string(),
+});
+export type IndexItemPayload = z.infer<typeof IndexItemPayload>;
+
+export const ReclusterPayload = z.object({ workspaceId: z.string() });
+export type ReclusterPayload = z.infer<typeof ReclusterPayload>;
+
+export const ExpertisePayload = z.object({ workspaceId: z.string(), actorIds: z.array(z.string()).optional() });
+export type ExpertisePayload = z.infer<typeof ExpertisePayload>;
+
+export const ImportPayload = z.object({ workspaceId: z.string(), importId: z.string() });
+export type ImportPayload = z.infer<typeof ImportPayload>;

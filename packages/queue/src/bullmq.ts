@@ -1,0 +1,112 @@
+import { Queue, UnrecoverableError, Worker, type ConnectionOptions } from 'bullmq';
+import type { JobName, JobPayload } from './catalog.js';
+import { jobCatalog, jobNames } from './catalog.js';
+import { runJob } from './run.js';
+import type { EnqueueOptions, JobHandlers, JobQueue, QueueDepth, QueueObserver } from './types.js';
+import { PermanentJobError } from './types.js';
+
+/** BullMQ job ids may not contain ':' in some versions' custom ids; keep them opaque but stable. */
+const safeId = (id: string): string => id.replace(/:/g, '_');
+
+function connectionFromUrl(url: string): ConnectionOptions {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    username: u.username || undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: u.pathname && u.pathname !== '/' ? Number(u.pathname.slice(1)) : undefined,
+    tls: u.protocol === 'rediss:' ? {} : undefined,
+    maxRetriesPerRequest: null,
+  };
+}
+
+/** Durable queues on Redis: one BullMQ queue per job kind, retry policy from the catalog. */
+export function createBullQueue(redisUrl: string, options: { prefix?: string; observer?: QueueObserver } = {}): JobQueue {
+  const connection = connectionFromUrl(redisUrl);
+  const prefix = options.prefix ?? 'engram';
+  const queues = new Map<JobName, Queue>(jobNames.map((n) => [n, new Queue(n, { connection, prefix })]));
+  const workers: Worker[] = [];
+
+  const jobOptions = (name: JobName, o: EnqueueOptions = {}) => {
+    const spec = jobCatalog[name];
+    return {
+      jobId: o.jobId ? safeId(o.jobId) : undefined,
+      delay: o.delayMs,
+      attempts: spec.attempts,
+      backoff: { type: spec.backoff.type, delay: spec.backoff.delayMs },
+      removeOnComplete: { age: 3600, count: 10_000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    };
+  };
+
+  const queue: JobQueue = {
+    kind: 'bullmq',
+    async enqueue(name, payload, o) {
+      await queues.get(name)!.add(name, payload, jobOptions(name, o));
+    },
+    async enqueueMany(name, jobs) {
+      for (let i = 0; i < jobs.length; i += 500) {
+        await queues.get(name)!.addBulk(jobs.slice(i, i + 500).map((j) => ({ name, data: j.payload, opts: jobOptions(name, { jobId: j.jobId }) })));
+      }
+    },
+    process(handlers: JobHandlers) {
+      for (const name of jobNames) {
+        const handler = handlers[name];
+        if (!handler) continue;
+        const spec = jobCatalog[name];
+        const worker = new Worker(
+          name,
+          async (job) => {
+            try {
+              await runJob(name, job.data, handler as never, { jobId: job.id ?? '', attempt: job.attemptsMade + 1, maxAttempts: spec.attempts }, options.observer);
+            } catch (err) {
+              if (err instanceof PermanentJobError) throw new UnrecoverableError(err.message);
+              throw err;
+            }
+          },
+          { connection, prefix, concurrency: spec.concurrency, lockDuration: Math.min(spec.timeoutMs, 5 * 60_000) },
+        );
+        worker.on('error', () => undefined);
+        workers.push(worker);
+      }
+    },
+    async schedule(key, name, payload: JobPayload<typeof name>, everyMs) {
+      await queues.get(name)!.upsertJobScheduler(key, { every: everyMs }, { name, data: payload });
+    },
+    async unschedule(key) {
+      for (const q of queues.values()) await q.removeJobScheduler(key);
+    },
+    async depths() {
+      const out = {} as Record<JobName, QueueDepth>;
+      for (const [name, q] of queues) {
+        const c = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized');
+        out[name] = { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0), active: c.active ?? 0, delayed: c.delayed ?? 0, failed: c.failed ?? 0, completed: c.completed ?? 0 };
+      }
+      return out;
+    },
+    async idle() {
+      for (;;) {
+        const d = await queue.depths();
+        if (Object.values(d).every((x) => x.waiting + x.active + x.delayed === 0)) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async close(deadlineMs = 30_000) {
+      const closing = Promise.all(workers.map((w) => w.close()));
+      await Promise.race([closing, new Promise((r) => setTimeout(r, deadlineMs).unref())]);
+      await Promise.all([...queues.values()].map((q) => q.close()));
+    },
+  };
+  return queue;
+}
+
+/** Removes every Engram queue's data under a prefix (tests use a random prefix per run). */
+export async function obliterateQueues(redisUrl: string, prefix: string): Promise<void> {
+  const connection = connectionFromUrl(redisUrl);
+  for (const name of jobNames) {
+    const q = new Queue(name, { connection, prefix });
+    await q.obliterate({ force: true });
+    await q.close();
+  }
+}

@@ -1,0 +1,59 @@
+import type { JobName, JobPayload } from './catalog.js';
+
+/** A failure that retrying cannot fix (bad payload, missing row): the job fails at once. */
+export class PermanentJobError extends Error {
+  override name = 'PermanentJobError';
+}
+
+export interface JobContext {
+  jobId: string;
+  /** 1 on the first try. */
+  attempt: number;
+  signal: AbortSignal;
+}
+
+export type JobHandler<N extends JobName> = (payload: JobPayload<N>, ctx: JobContext) => Promise<void>;
+export type JobHandlers = { [N in JobName]?: JobHandler<N> };
+
+export interface EnqueueOptions {
+  /** Jobs with the same id while one is waiting or running collapse into one. */
+  jobId?: string;
+  delayMs?: number;
+}
+
+export interface QueueDepth {
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+  completed: number;
+}
+
+export interface JobEvent {
+  name: JobName;
+  jobId: string;
+  attempt: number;
+  ms: number;
+  outcome: 'completed' | 'retry' | 'failed';
+  error?: string;
+}
+
+export interface JobQueue {
+  readonly kind: 'bullmq' | 'memory';
+  enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options?: EnqueueOptions): Promise<void>;
+  enqueueMany<N extends JobName>(name: N, jobs: { payload: JobPayload<N>; jobId?: string }[]): Promise<void>;
+  /** Starts workers for the given handlers in this process. */
+  process(handlers: JobHandlers): void;
+  /** Repeats a job every `everyMs` (BullMQ job scheduler; a timer in memory). Same key replaces. */
+  schedule<N extends JobName>(key: string, name: N, payload: JobPayload<N>, everyMs: number): Promise<void>;
+  unschedule(key: string): Promise<void>;
+  depths(): Promise<Record<JobName, QueueDepth>>;
+  /** Resolves when no job is waiting, delayed or running (in-process queue; polls BullMQ). */
+  idle(): Promise<void>;
+  /** Stops taking jobs, waits for running ones (up to the deadline), then disconnects. */
+  close(deadlineMs?: number): Promise<void>;
+}
+
+export interface QueueObserver {
+  onJob?(event: JobEvent): void;
+}

@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBullQueue, createMemoryQueue, obliterateQueues, PermanentJobError, type JobEvent, type JobQueue } from '../src/index.js';
+import { randomSuffix, redisUrl } from '@engram/stores/testing';
+
+interface Backend {
+  name: string;
+  open: (onJob: (e: JobEvent) => void) => { queue: JobQueue; cleanup: () => Promise<void> };
+}
+
+const backends: Backend[] = [{ name: 'memory', open: (onJob) => ({ queue: createMemoryQueue({ onJob }), cleanup: async () => undefined }) }];
+const redis = redisUrl();
+if (redis) {
+  backends.push({
+    name: 'bullmq',
+    open: (onJob) => {
+      const prefix = `engram-test-${randomSuffix()}`;
+      return { queue: createBullQueue(redis, { prefix, observer: { onJob } }), cleanup: () => obliterateQueues(redis, prefix) };
+    },
+  });
+}
+
+const payload = (eventId: string) => ({ workspaceId: 'ws_test', eventId });
+
+describe.each(backends)('queue contract: $name', ({ open }) => {
+  let opened: { queue: JobQueue; cleanup: () => Promise<void> } | null = null;
+  const events: JobEvent[] = [];
+  const start = () => {
+    events.length = 0;
+    opened = open((e) => events.push(e));
+    return opened.queue;
+  };
+  afterEach(async () => {
+    await opened?.queue.close(5_000);
+    await opened?.cleanup();
+    opened = null;
+  });
+
+  it('runs every enqueued job once with its validated payload', async () => {
+    const queue = start();
+    const seen: string[] = [];
+    queue.process({ 'index.event': async (p) => void seen.push(p.eventId) });
+    await queue.enqueueMany('index.event', ['a', 'b', 'c'].map((id) => ({ payload: payload(id), jobId: `evt:${id}` })));
+    await queue.idle();
+    expect(seen.sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('collapses jobs with the same id while the first is pending', async () => {
+    const queue = start();
+    const seen: string[] = [];
+    await queue.enqueue('index.event', payload('x'), { jobId: 'same' });
+    await queue.enqueue('index.event', payload('x'), { jobId: 'same' });
+    queue.process({ 'index.event': async (p) => void seen.push(p.eventId) });
+    await queue.idle();
+    expect(seen).toEqual(['x']);
+  });
+
+  it('retries a transient failure with backoff until it succeeds', async () => {
+    const queue = start();
+    let tries = 0;
+    queue.process({
+      'index.event': async () => {
+        tries++;
+        if (tries < 3) throw new Error('database restarting');
+      },
+    });
+    await queue.enqueue('index.event', payload('retry'), { jobId: 'retry' });
+    await queue.idle();
+    expect(tries).toBe(3);
+    expect(events.map((e) => e.outcome)).toEqual(['retry', 'retry', 'completed']);
+  });
+
+  it('fails a permanent error at once, and an invalid payload without calling the handler', async () => {
+    const queue = start();
+    let calls = 0;
+    queue.process({
+      'index.event': async () => {
+        calls++;
+        throw new PermanentJobError('event row is gone');
+      },
+    });
+    await queue.enqueue('index.event', payload('perm'), { jobId: 'perm' });
+    await queue.enqueue('index.event', { workspaceId: 42 } as never, { jobId: 'bad' });
+    await queue.idle();
+    expect(calls).toBe(1);
+    expect(events.filter((e) => e.outcome === 'failed')).toHaveLength(2);
+    expect(events.some((e) => e.outcome === 'retry')).toBe(false);
+    expect((await queue.depths())['index.event'].failed).toBe(2);
+  });
+
+  it('never runs more jobs of a kind at once than the catalog allows', async () => {
+    const queue = start();
+    let running = 0;
+    let peak = 0;
+    queue.process({
+      'index.event': async () => {
+        peak = Math.max(peak, ++running);
+        await new Promise((r) => setTimeout(r, 30));
+        running--;
+      },
+    });
+    await queue.enqueueMany('index.event', Array.from({ length: 12 }, (_, i) => ({ payload: payload(`c${i}`), jobId: `c${i}` })));
+    await queue.idle();
+    expect(peak).toBeGreaterThan(1);
+    expect(peak).toBeLessThanOrEqual(4);
+  });
+
+  it('lets a running job finish when the queue closes', async () => {
+    const queue = start();
+    let finished = false;
+    let started!: () => void;
+    const isRunning = new Promise<void>((r) => (started = r));
+    queue.process({
+      'index.event': async () => {
+        started();
+        await new Promise((r) => setTimeout(r, 200));
+        finished = true;
+      },
+    });
+    await queue.enqueue('index.event', payload('drain'), { jobId: 'drain' });
+    await isRunning;
+    await queue.close(5_000);
+    expect(finished).toBe(true);
+  });
+});

@@ -1,0 +1,10 @@
+export * from './db.js';
+export * from './crypto.js';
+export { migrate, migrations, pendingMigrations, type Migration } from './migrations/index.js';
+export * from './repositories/workspaces.js';
+export * from './repositories/connections.js';
+export * from './repositories/syncCursors.js';
+export * from './repositories/sourceEvents.js';
+export * from './repositories/imports.js';
+export * from './repositories/misc.js';
+export * from './vector/index.js';

@@ -1,0 +1,52 @@
+import type { Db } from '../db.js';
+import { m001Core } from './m001_core.js';
+
+export interface Migration {
+  id: string;
+  sql: string;
+}
+
+/** Append only: never edit a migration that has shipped; add the next one. */
+export const migrations: Migration[] = [{ id: '001_core', sql: m001Core }];
+
+const LOCK_KEY = 724_001;
+
+/**
+ * Applies pending migrations in order, each in its own transaction. On server Postgres an advisory
+ * lock serialises concurrent starters (api and worker booting together).
+ */
+export async function migrate(db: Db, list: Migration[] = migrations): Promise<string[]> {
+  await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+  if (db.kind === 'postgres') await db.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+  try {
+    const done = new Set((await db.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
+    const applied: string[] = [];
+    for (const m of list) {
+      if (done.has(m.id)) continue;
+      await db.transaction(async (tx) => {
+        for (const stmt of splitStatements(m.sql)) await tx.query(stmt);
+        await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [m.id]);
+      });
+      applied.push(m.id);
+    }
+    return applied;
+  } finally {
+    if (db.kind === 'postgres') await db.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+  }
+}
+
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const res = await db.query<{ id: string }>(
+    "SELECT id FROM schema_migrations WHERE to_regclass('schema_migrations') IS NOT NULL",
+  ).catch(() => ({ rows: [] as { id: string }[] }));
+  const done = new Set(res.rows.map((r) => r.id));
+  return migrations.filter((m) => !done.has(m.id)).map((m) => m.id);
+}
+
+/** Splits a migration on statement boundaries (our migrations contain no functions or quoted semicolons). */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*$/m)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter(Boolean);
+}

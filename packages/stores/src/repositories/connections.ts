@@ -1,0 +1,76 @@
+import type { Queryable } from '../db.js';
+import type { SecretBox } from '../crypto.js';
+import { newId } from '../crypto.js';
+
+export interface Connection {
+  id: string;
+  workspaceId: string;
+  provider: 'github' | 'linear' | 'vercel';
+  /** Non-secret settings: repo, baseUrl, teamKey, projectId ... */
+  config: Record<string, string>;
+  status: string;
+  createdAt: string;
+}
+
+/** A connection with its decrypted credentials: only ever held in memory by workers. */
+export interface ConnectionWithSecrets extends Connection {
+  token: string;
+  webhookSecret: string | null;
+}
+
+interface Row {
+  id: string;
+  workspace_id: string;
+  provider: Connection['provider'];
+  config: Record<string, string>;
+  status: string;
+  created_at: Date;
+  credentials_enc: string;
+  webhook_secret_enc: string | null;
+}
+
+const toConnection = (r: Row): Connection => ({
+  id: r.id,
+  workspaceId: r.workspace_id,
+  provider: r.provider,
+  config: r.config,
+  status: r.status,
+  createdAt: new Date(r.created_at).toISOString(),
+});
+
+export async function createConnection(
+  db: Queryable,
+  box: SecretBox,
+  input: { workspaceId: string; provider: Connection['provider']; config: Record<string, string>; token: string; webhookSecret?: string },
+): Promise<Connection> {
+  const id = newId('con');
+  const res = await db.query<Row>(
+    `INSERT INTO connections (id, workspace_id, provider, config, credentials_enc, webhook_secret_enc)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+    [id, input.workspaceId, input.provider, JSON.stringify(input.config), box.seal(input.token), input.webhookSecret ? box.seal(input.webhookSecret) : null],
+  );
+  return toConnection(res.rows[0]!);
+}
+
+export async function listConnections(db: Queryable, workspaceId?: string): Promise<Connection[]> {
+  const res = workspaceId
+    ? await db.query<Row>('SELECT * FROM connections WHERE workspace_id = $1 ORDER BY created_at', [workspaceId])
+    : await db.query<Row>('SELECT * FROM connections ORDER BY created_at');
+  return res.rows.map(toConnection);
+}
+
+export async function getConnection(db: Queryable, id: string): Promise<Connection | null> {
+  const res = await db.query<Row>('SELECT * FROM connections WHERE id = $1', [id]);
+  return res.rows[0] ? toConnection(res.rows[0]) : null;
+}
+
+export async function getConnectionWithSecrets(db: Queryable, box: SecretBox, id: string): Promise<ConnectionWithSecrets | null> {
+  const res = await db.query<Row>('SELECT * FROM connections WHERE id = $1', [id]);
+  const row = res.rows[0];
+  if (!row) return null;
+  return { ...toConnection(row), token: box.open(row.credentials_enc), webhookSecret: row.webhook_secret_enc ? box.open(row.webhook_secret_enc) : null };
+}
+
+export async function setConnectionStatus(db: Queryable, id: string, status: string): Promise<void> {
+  await db.query('UPDATE connections SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
+}

@@ -1,0 +1,21 @@
+import type { Db } from '../db.js';
+import { createPgVectorStore } from './pgvector.js';
+import { createQdrantVectorStore } from './qdrant.js';
+import type { VectorStore } from './types.js';
+
+export * from './types.js';
+export { createPgVectorStore } from './pgvector.js';
+export { createQdrantVectorStore } from './qdrant.js';
+
+/**
+ * Opens the vector store named by VECTOR_URL. `sharedDb` is the system-of-record handle: when the URL
+ * names the same database (the embedded default), the same handle is reused (PGlite is single-owner).
+ */
+export async function openVectorStore(
+  url: string,
+  deps: { sharedDb: Db; sharedUrl: string; openDatabase: (url: string) => Promise<Db>; qdrantApiKey?: string },
+): Promise<VectorStore> {
+  if (url.startsWith('qdrant://') || url.startsWith('qdrants://')) return createQdrantVectorStore(url, { apiKey: deps.qdrantApiKey });
+  if (url === deps.sharedUrl) return createPgVectorStore(deps.sharedDb);
+  return createPgVectorStore(await deps.openDatabase(url), { ownsDb: true });
+}

@@ -1,0 +1,138 @@
+import type { Db } from '../db.js';
+import type { CollectionSpec, CollectionState, VectorFilter, VectorHit, VectorRecord, VectorStore } from './types.js';
+
+const REGISTRY = `CREATE TABLE IF NOT EXISTS vector_collections (
+  name text PRIMARY KEY, model text NOT NULL, dimensions integer NOT NULL, active boolean NOT NULL DEFAULT true,
+  created_at timestamptz NOT NULL DEFAULT now())`;
+
+const slug = (spec: CollectionSpec): string =>
+  `vectors_${spec.model.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '').slice(0, 40)}_${spec.dimensions}`;
+
+const literal = (v: number[]): string => `[${v.join(',')}]`;
+
+/**
+ * pgvector on PGlite or server Postgres: one table per (model, dimension) with an HNSW cosine index.
+ * Filtered searches use pgvector's iterative index scans so a selective filter still returns k hits.
+ */
+export async function createPgVectorStore(db: Db, options: { ownsDb?: boolean } = {}): Promise<VectorStore> {
+  if (!(await db.hasVectorExtension())) {
+    throw new Error('the pgvector extension is not available on this Postgres server: install pgvector, or set VECTOR_URL to pglite:// or qdrant://');
+  }
+  await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
+  await db.exec(REGISTRY);
+  let table: string | null = null;
+  const requireTable = (): string => {
+    if (!table) throw new Error('vector store used before ensureCollection()');
+    return table;
+  };
+
+  return {
+    kind: 'pgvector',
+    async ensureCollection(spec) {
+      const name = slug(spec);
+      const active = await db.query<{ name: string; model: string; dimensions: number }>('SELECT name, model, dimensions FROM vector_collections WHERE active');
+      const previous = active.rows[0] ? { model: active.rows[0].model, dimensions: active.rows[0].dimensions } : null;
+      const modelChanged = previous !== null && (previous.model !== spec.model || previous.dimensions !== spec.dimensions);
+      await db.transaction(async (tx) => {
+        await tx.query(`CREATE TABLE IF NOT EXISTS ${name} (
+          id text PRIMARY KEY, item_id text NOT NULL, workspace_id text NOT NULL, source text NOT NULL, type text NOT NULL,
+          occurred_at timestamptz NOT NULL, actor_names text[] NOT NULL DEFAULT '{}', embedding vector(${spec.dimensions}) NOT NULL)`);
+        await tx.query(`CREATE INDEX IF NOT EXISTS ${name}_hnsw ON ${name} USING hnsw (embedding vector_cosine_ops)`);
+        await tx.query(`CREATE INDEX IF NOT EXISTS ${name}_item ON ${name} (workspace_id, item_id)`);
+        await tx.query('UPDATE vector_collections SET active = (name = $1)', [name]);
+        await tx.query('INSERT INTO vector_collections (name, model, dimensions) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET active = true', [
+          name,
+          spec.model,
+          spec.dimensions,
+        ]);
+      });
+      if (modelChanged && active.rows[0]) await db.exec(`DROP TABLE IF EXISTS ${active.rows[0].name}`);
+      table = name;
+      const state: CollectionState = { name, modelChanged, previous };
+      return state;
+    },
+    async upsert(records: VectorRecord[]) {
+      if (records.length === 0) return;
+      const t = requireTable();
+      await db.query(
+        `INSERT INTO ${t} (id, item_id, workspace_id, source, type, occurred_at, actor_names, embedding)
+         SELECT r.id, r.item_id, r.workspace_id, r.source, r.type, r.occurred_at, ARRAY(SELECT jsonb_array_elements_text(r.actor_names)), r.embedding::vector
+         FROM jsonb_to_recordset($1::jsonb) AS r(id text, item_id text, workspace_id text, source text, type text, occurred_at timestamptz, actor_names jsonb, embedding text)
+         ON CONFLICT (id) DO UPDATE SET embedding = EXCLUDED.embedding, source = EXCLUDED.source, type = EXCLUDED.type,
+           occurred_at = EXCLUDED.occurred_at, actor_names = EXCLUDED.actor_names`,
+        [
+          JSON.stringify(
+            records.map((r) => ({
+              id: r.id,
+              item_id: r.itemId,
+              workspace_id: r.workspaceId,
+              source: r.source,
+              type: r.type,
+              occurred_at: r.occurredAt,
+              actor_names: r.actorNames,
+              embedding: literal(r.vector),
+            })),
+          ),
+        ],
+      );
+    },
+    async deleteItems(workspaceId, itemIds) {
+      if (itemIds.length === 0) return;
+      await db.query(`DELETE FROM ${requireTable()} WHERE workspace_id = $1 AND item_id = ANY($2::text[])`, [workspaceId, itemIds]);
+    },
+    async search(vector, filter, k) {
+      const t = requireTable();
+      const { where, params } = whereClause(filter, 2);
+      // Over-fetch chunks so that k distinct items survive the per-item dedupe.
+      const sql = `SELECT item_id, 1 - (embedding <=> $1::vector) AS similarity FROM ${t} WHERE ${where}
+                   ORDER BY embedding <=> $1::vector LIMIT ${Math.max(1, Math.floor(k * 3))}`;
+      const res = await db.transaction(async (tx) => {
+        await tx.query("SET LOCAL hnsw.iterative_scan = 'relaxed_order'");
+        await tx.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(100, k * 4))}`);
+        return tx.query<{ item_id: string; similarity: number }>(sql, [literal(vector), ...params]);
+      });
+      const best = new Map<string, number>();
+      for (const row of res.rows) if ((best.get(row.item_id) ?? -2) < row.similarity) best.set(row.item_id, Number(row.similarity));
+      const hits: VectorHit[] = [...best].map(([itemId, similarity]) => ({ itemId, similarity }));
+      return hits.sort((a, b) => b.similarity - a.similarity).slice(0, k);
+    },
+    async getVectors(workspaceId, itemIds) {
+      if (itemIds.length === 0) return new Map();
+      const res = await db.query<{ item_id: string; embedding: string }>(
+        `SELECT item_id, embedding::text AS embedding FROM ${requireTable()} WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+        [workspaceId, itemIds],
+      );
+      return new Map(res.rows.map((r) => [r.item_id, JSON.parse(r.embedding) as number[]]));
+    },
+    async count(workspaceId) {
+      const res = await db.query<{ n: string }>(`SELECT count(DISTINCT item_id) AS n FROM ${requireTable()} WHERE workspace_id = $1`, [workspaceId]);
+      return Number(res.rows[0]?.n ?? 0);
+    },
+    async healthy() {
+      return db.query('SELECT 1').then(
+        () => true,
+        () => false,
+      );
+    },
+    async close() {
+      if (options.ownsDb) await db.close();
+    },
+  };
+}
+
+function whereClause(filter: VectorFilter, firstParam: number): { where: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: (p: string) => string, value: unknown) => {
+    params.push(value);
+    parts.push(sql(`$${firstParam + params.length - 1}`));
+  };
+  add((p) => `workspace_id = ${p}`, filter.workspaceId);
+  if (filter.sources?.length) add((p) => `source = ANY(${p}::text[])`, filter.sources);
+  if (filter.types?.length) add((p) => `type = ANY(${p}::text[])`, filter.types);
+  if (filter.actorNames?.length) add((p) => `actor_names && ${p}::text[]`, filter.actorNames);
+  if (filter.from) add((p) => `occurred_at >= ${p}::timestamptz`, filter.from);
+  if (filter.to) add((p) => `occurred_at <= ${p}::timestamptz`, filter.to);
+  if (filter.excludeItemIds?.length) add((p) => `NOT (item_id = ANY(${p}::text[]))`, filter.excludeItemIds);
+  return { where: parts.join(' AND '), params };
+}

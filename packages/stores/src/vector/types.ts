@@ -1,0 +1,60 @@
+/** One embedded chunk. An item has one or more chunks; search returns items scored by their best chunk. */
+export interface VectorRecord {
+  /** `<itemId>` for chunk 0, `<itemId>#<n>` for the others. */
+  id: string;
+  itemId: string;
+  workspaceId: string;
+  vector: number[];
+  /** Filter fields, copied from the item so filters apply inside retrieval, not after a top-k cut. */
+  source: string;
+  type: string;
+  occurredAt: string;
+  actorNames: string[];
+}
+
+export interface VectorFilter {
+  workspaceId: string;
+  sources?: string[];
+  types?: string[];
+  /** Lower-cased actor names/logins; an item matches when any of its actors is listed. */
+  actorNames?: string[];
+  from?: string;
+  to?: string;
+  excludeItemIds?: string[];
+}
+
+export interface VectorHit {
+  itemId: string;
+  /** Cosine similarity of the best chunk, in [-1, 1]. */
+  similarity: number;
+}
+
+export interface CollectionSpec {
+  model: string;
+  dimensions: number;
+}
+
+export interface CollectionState {
+  name: string;
+  /** True when the configured model or dimension differs from the one the stored vectors were made with. */
+  modelChanged: boolean;
+  previous: CollectionSpec | null;
+}
+
+export interface VectorStore {
+  readonly kind: 'pgvector' | 'qdrant';
+  /**
+   * Opens the collection for this model; a different model or dimension than the stored one switches
+   * to a fresh collection (never mixing two models) and reports `modelChanged` so callers re-embed.
+   */
+  ensureCollection(spec: CollectionSpec): Promise<CollectionState>;
+  upsert(records: VectorRecord[]): Promise<void>;
+  /** Removes every chunk of these items. */
+  deleteItems(workspaceId: string, itemIds: string[]): Promise<void>;
+  search(vector: number[], filter: VectorFilter, k: number): Promise<VectorHit[]>;
+  /** Chunk-0 vector of each item, for find-similar and clustering. */
+  getVectors(workspaceId: string, itemIds: string[]): Promise<Map<string, number[]>>;
+  count(workspaceId: string): Promise<number>;
+  healthy(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SourceEvent } from '@engram/contracts';
+import {
+  advanceSyncCursor,
+  createApiKey,
+  createConnection,
+  createSecretBox,
+  getConnectionWithSecrets,
+  getStagedEvent,
+  getSyncCursor,
+  linkImportEvents,
+  getImportProgress,
+  markEvent,
+  migrate,
+  recordWebhookDelivery,
+  resolveApiKey,
+  revokeApiKey,
+  stageEvents,
+  startSyncCursor,
+  upsertImport,
+  type Db,
+} from '../src/index.js';
+import { databaseBackends, openTestDatabase, testWorkspace } from '../src/testing/index.js';
+
+const event = (n: number, body = 'body'): SourceEvent => ({
+  source: 'github',
+  type: 'pull_request',
+  externalId: `github:o/r:pull_request:${n}`,
+  url: `https://github.com/o/r/pull/${n}`,
+  title: `PR ${n}`,
+  body,
+  occurredAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-02T00:00:00Z',
+  keys: [`pr:o/r#${n}`],
+  refs: [],
+  actors: [],
+  labels: [],
+  files: [],
+  metadata: {},
+});
+
+describe.each(databaseBackends())('database contract on $name', ({ url }) => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await openTestDatabase(url);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('applies migrations once: a second run changes nothing', async () => {
+    expect(await migrate(db)).toEqual([]);
+  });
+
+  it('rolls a failed transaction back completely', async () => {
+    const ws = await testWorkspace(db);
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query("INSERT INTO connections (id, workspace_id, provider, credentials_enc) VALUES ('con_rollback_' || $1, $1, 'github', 'x')", [ws]);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    const res = await db.query('SELECT 1 FROM connections WHERE workspace_id = $1', [ws]);
+    expect(res.rows).toHaveLength(0);
+  });
+
+  it('stores API keys hashed; a key resolves to its workspace until revoked', async () => {
+    const ws = await testWorkspace(db);
+    const { id, key } = await createApiKey(db, ws);
+    const stored = await db.query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE id = $1', [id]);
+    expect(stored.rows[0]!.key_hash).not.toContain(key);
+    expect(await resolveApiKey(db, key)).toEqual({ keyId: id, workspaceId: ws });
+    expect(await resolveApiKey(db, `${key}x`)).toBeNull();
+    await revokeApiKey(db, id);
+    expect(await resolveApiKey(db, key)).toBeNull();
+  });
+
+  it('encrypts provider credentials at rest and decrypts them for workers', async () => {
+    const ws = await testWorkspace(db);
+    const box = createSecretBox('a-test-secret-key-of-enough-length');
+    const token = 'ghp_supersecrettoken123';
+    const conn = await createConnection(db, box, { workspaceId: ws, provider: 'github', config: { repo: 'o/r' }, token, webhookSecret: 'whsec' });
+    const raw = await db.query<Record<string, unknown>>('SELECT * FROM connections WHERE id = $1', [conn.id]);
+    expect(JSON.stringify(raw.rows[0])).not.toContain(token);
+    const full = await getConnectionWithSecrets(db, box, conn.id);
+    expect(full?.token).toBe(token);
+    expect(full?.webhookSecret).toBe('whsec');
+    expect(() => createSecretBox('another-secret-key-entirely').open(raw.rows[0]!.credentials_enc as string)).toThrow();
+  });
+
+  it('stages events idempotently and re-stages a changed event as a new version', async () => {
+    const ws = await testWorkspace(db);
+    const first = await stageEvents(db, { workspaceId: ws, events: [event(1), event(2), event(1)] });
+    expect(first.inserted).toBe(2);
+    expect(first.ids).toHaveLength(2);
+    const again = await stageEvents(db, { workspaceId: ws, events: [event(1), event(2)] });
+    expect(again.inserted).toBe(0);
+    expect(again.ids.sort()).toEqual(first.ids.sort());
+    const changed = await stageEvents(db, { workspaceId: ws, events: [event(1, 'edited body')] });
+    expect(changed.inserted).toBe(1);
+    const staged = await getStagedEvent(db, changed.ids[0]!);
+    expect(staged?.event.body).toBe('edited body');
+    expect(staged?.status).toBe('pending');
+  });
+
+  it('tracks an import: the same file twice is one import whose progress counts each event once', async () => {
+    const ws = await testWorkspace(db);
+    const ids: string[] = [];
+    for (let round = 0; round < 2; round++) {
+      const importId = await upsertImport(db, { workspaceId: ws, provider: 'github', container: 'o/r', fileHash: 'abc', received: 3, invalid: 0, errors: [] });
+      const staged = await stageEvents(db, { workspaceId: ws, importId, events: [event(1), event(2), event(3)] });
+      await linkImportEvents(db, importId, staged.ids);
+      ids.push(importId);
+    }
+    expect(ids[0]).toBe(ids[1]);
+    let progress = await getImportProgress(db, ids[0]!);
+    expect(progress).toMatchObject({ events: 3, indexed: 0, pending: 3 });
+    const staged = await db.query<{ event_id: string }>('SELECT event_id FROM import_events WHERE import_id = $1', [ids[0]]);
+    for (const row of staged.rows) await markEvent(db, row.event_id, 'indexed');
+    progress = await getImportProgress(db, ids[0]!);
+    expect(progress).toMatchObject({ events: 3, indexed: 3, pending: 0, failed: 0 });
+  });
+
+  it('checkpoints a sync cursor page by page and marks the walk done on the last page', async () => {
+    const ws = await testWorkspace(db);
+    const conn = await createConnection(db, createSecretBox('a-test-secret-key-of-enough-length'), { workspaceId: ws, provider: 'github', config: {}, token: 't' });
+    const at = { connectionId: conn.id, stream: 'pull_requests', mode: 'backfill' as const };
+    await startSyncCursor(db, { ...at, since: null });
+    await advanceSyncCursor(db, { ...at, next: { page: 2 }, items: 100, highWater: '2026-01-01T00:00:00Z' });
+    let cursor = await getSyncCursor(db, conn.id, 'pull_requests', 'backfill');
+    expect(cursor).toMatchObject({ cursor: { page: 2 }, pages: 1, items: 100, state: 'running' });
+    await advanceSyncCursor(db, { ...at, next: null, items: 7, highWater: '2025-01-01T00:00:00Z' });
+    cursor = await getSyncCursor(db, conn.id, 'pull_requests', 'backfill');
+    expect(cursor).toMatchObject({ cursor: null, pages: 2, items: 107, state: 'done', highWater: '2026-01-01T00:00:00.000Z' });
+  });
+
+  it('records a webhook delivery once and recognises a redelivery', async () => {
+    const id = `d-${Math.random()}`;
+    expect(await recordWebhookDelivery(db, { provider: 'github', deliveryId: id, connectionId: null, event: 'push' })).toBe(true);
+    expect(await recordWebhookDelivery(db, { provider: 'github', deliveryId: id, connectionId: null, event: 'push' })).toBe(false);
+  });
+
+  it('has full-text search with a GIN index on items', async () => {
+    const res = await db.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname = 'items_search'");
+    expect(res.rows[0]?.indexdef).toMatch(/gin/i);
+    const ts = await db.query<{ m: boolean }>("SELECT to_tsvector('simple', 'preserve quotes') @@ to_tsquery('simple', 'quotes') AS m");
+    expect(ts.rows[0]?.m).toBe(true);
+  });
+});

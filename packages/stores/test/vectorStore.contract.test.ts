@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgVectorStore, createQdrantVectorStore, openDatabase, type Db, type VectorStore } from '../src/index.js';
+import { databaseBackends, qdrantUrl, randomSuffix } from '../src/testing/index.js';
+
+const DIMS = 8;
+const unit = (v: number[]): number[] => {
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+};
+const axis = (i: number, noise = 0): number[] => unit(Array.from({ length: DIMS }, (_, j) => (j === i ? 1 : noise)));
+
+interface Target {
+  name: string;
+  open: () => Promise<{ store: VectorStore; db?: Db } | null>;
+}
+
+const targets: Target[] = databaseBackends().map((b) => ({
+  name: `pgvector on ${b.name}`,
+  open: async () => {
+    const db = await openDatabase(b.url);
+    if (!(await db.hasVectorExtension())) {
+      await db.close();
+      return null;
+    }
+    return { store: await createPgVectorStore(db), db };
+  },
+}));
+const qdrant = qdrantUrl();
+if (qdrant) targets.push({ name: 'qdrant', open: async () => ({ store: await createQdrantVectorStore(qdrant) }) });
+
+describe.each(targets)('vector store contract: $name', ({ open }) => {
+  let store: VectorStore | null = null;
+  let db: Db | undefined;
+  const ws = `ws_${randomSuffix()}`;
+  const model = `contract-test-${randomSuffix()}`;
+
+  beforeAll(async () => {
+    const opened = await open();
+    // Server Postgres without the pgvector extension (Debian 12's packages lack it): nothing to test there.
+    if (!opened) return;
+    store = opened.store;
+    db = opened.db;
+    await store.ensureCollection({ model, dimensions: DIMS });
+    const rec = (item: string, chunk: number, v: number[], extra: Partial<{ source: string; type: string; occurredAt: string; actorNames: string[] }> = {}) => ({
+      id: chunk === 0 ? item : `${item}#${chunk}`,
+      itemId: item,
+      workspaceId: ws,
+      vector: v,
+      source: 'github',
+      type: 'pull_request',
+      occurredAt: '2026-01-01T00:00:00Z',
+      actorNames: ['alice'],
+      ...extra,
+    });
+    await store.upsert([
+      rec('obs_a', 0, axis(0)),
+      rec('obs_a', 1, axis(1, 0.1)),
+      rec('obs_b', 0, axis(1)),
+      rec('obs_c', 0, axis(2), { source: 'linear', type: 'issue', actorNames: ['bob'], occurredAt: '2024-06-01T00:00:00Z' }),
+      rec('obs_d', 0, axis(0, 0.3)),
+    ]);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await db?.close();
+  });
+
+  it('returns items by their best chunk, each item once, most similar first', async ({ skip }) => {
+    if (!store) return skip('pgvector extension not installed on this server');
+    const hits = await store.search(axis(1), { workspaceId: ws }, 10);
+    expect(hits.map((h) => h.itemId).slice(0, 2).sort()).toEqual(['obs_a', 'obs_b']);
+    expect(new Set(hits.map((h) => h.itemId)).size).toBe(hits.length);
+    expect(hits[0]!.similarity).toBeGreaterThan(0.99);
+  });
+
+  it('applies filters inside retrieval', async ({ skip }) => {
+    if (!store) return skip('pgvector extension not installed on this server');
+    expect((await store.search(axis(0), { workspaceId: ws, sources: ['linear'] }, 1)).map((h) => h.itemId)).toEqual(['obs_c']);
+    expect((await store.search(axis(0), { workspaceId: ws, actorNames: ['bob'] }, 5)).map((h) => h.itemId)).toEqual(['obs_c']);
+    expect((await store.search(axis(0), { workspaceId: ws, to: '2025-01-01T00:00:00Z' }, 5)).map((h) => h.itemId)).toEqual(['obs_c']);
+    const excluded = await store.search(axis(0), { workspaceId: ws, excludeItemIds: ['obs_a'] }, 5);
+    expect(excluded.map((h) => h.itemId)).not.toContain('obs_a');
+    expect(await store.search(axis(0), { workspaceId: `${ws}_other` }, 5)).toEqual([]);
+  });
+
+  it('upserts in place, deletes every chunk of an item, and counts items', async ({ skip }) => {
+    if (!store) return skip('pgvector extension not installed on this server');
+    expect(await store.count(ws)).toBe(4);
+    const vectors = await store.getVectors(ws, ['obs_b']);
+    expect(vectors.get('obs_b')?.[1]).toBeCloseTo(1, 5);
+    await store.deleteItems(ws, ['obs_a']);
+    expect(await store.count(ws)).toBe(3);
+    expect((await store.search(axis(1), { workspaceId: ws }, 10)).map((h) => h.itemId)).not.toContain('obs_a');
+  });
+
+  it('switches to a fresh collection when the model changes, never mixing two models', async ({ skip }) => {
+    if (!store) return skip('pgvector extension not installed on this server');
+    const state = await store.ensureCollection({ model: `${model}-v2`, dimensions: DIMS + 4 });
+    expect(state.modelChanged).toBe(true);
+    expect(state.previous).toEqual({ model, dimensions: DIMS });
+    expect(await store.count(ws)).toBe(0);
+  });
+});
