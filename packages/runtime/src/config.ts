@@ -1,0 +1,133 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const intMs = z.coerce.number().int().min(1_000);
+
+/**
+ * The environment, parsed once at start. Every variable is documented in the README's configuration
+ * table; cross-field rules live here and are unit-tested.
+ */
+export const EnvSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().default('0.0.0.0'),
+    ENGRAM_DATA_DIR: z.string().default('./.data'),
+    DATABASE_URL: z.string().optional(),
+    VECTOR_URL: z.string().optional(),
+    REDIS_URL: z.string().optional(),
+    QDRANT_API_KEY: z.string().optional(),
+    ENGRAM_ADMIN_TOKEN: z.string().min(16, 'ENGRAM_ADMIN_TOKEN must be at least 16 characters').optional(),
+    ENGRAM_SECRET_KEY: z.string().min(16, 'ENGRAM_SECRET_KEY must be at least 16 characters').optional(),
+    ENGRAM_QUEUE_PREFIX: z.string().default('engram'),
+    /** Embeddings: `offline` (bundled sentence encoder) or `openai` (any OpenAI-compatible endpoint). */
+    EMBEDDING_PROVIDER: z.enum(['offline', 'openai']).default('offline'),
+    EMBEDDING_BASE_URL: z.string().url().optional(),
+    EMBEDDING_API_KEY: z.string().optional(),
+    EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
+    EMBEDDING_DIMENSIONS: z.coerce.number().int().positive().optional(),
+    EMBEDDING_THREADS: z.coerce.number().int().min(1).max(16).optional(),
+    /** LLM for `thorough` search and cluster summaries (OpenAI-compatible). Unset: `thorough` answers as `balanced`. */
+    LLM_BASE_URL: z.string().url().optional(),
+    LLM_API_KEY: z.string().optional(),
+    LLM_MODEL: z.string().default('gpt-4o-mini'),
+    LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(4_000),
+    /** Hosted cross-encoder (Cohere-compatible `/rerank`: Cohere, TEI, Jina, Voyage). Unset: the bundled learned reranker. */
+    RERANK_URL: z.string().url().optional(),
+    RERANK_API_KEY: z.string().optional(),
+    RERANK_MODEL: z.string().default('rerank-english-v3.0'),
+    SYNC_INTERVAL_MS: intMs.default(5 * 60_000),
+    RECLUSTER_INTERVAL_MS: intMs.default(30 * 60_000),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(25_000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    ENGRAM_ROLE: z.enum(['all', 'api', 'worker']).optional(),
+    ENGRAM_WEBHOOKS: bool.default(true),
+  })
+  .superRefine((env, ctx) => {
+    if (env.EMBEDDING_PROVIDER === 'openai' && !env.EMBEDDING_API_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['EMBEDDING_API_KEY'], message: 'EMBEDDING_PROVIDER=openai needs EMBEDDING_API_KEY (any non-empty value for keyless local servers)' });
+    }
+    if (env.LLM_BASE_URL && !env.LLM_API_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['LLM_API_KEY'], message: 'LLM_BASE_URL is set: LLM_API_KEY is required too' });
+    }
+    const distributed = Boolean(env.DATABASE_URL?.startsWith('postgres'));
+    if (distributed && !env.ENGRAM_SECRET_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ENGRAM_SECRET_KEY'],
+        message: 'with a server DATABASE_URL every api and worker process must share ENGRAM_SECRET_KEY (it encrypts provider tokens)',
+      });
+    }
+    if (env.VECTOR_URL?.startsWith('pglite://') && env.DATABASE_URL && env.VECTOR_URL !== env.DATABASE_URL) {
+      ctx.addIssue({ code: 'custom', path: ['VECTOR_URL'], message: 'an embedded pglite:// vector store must be the same as DATABASE_URL (one process owns it)' });
+    }
+    if (env.ENGRAM_ROLE === 'worker' && !env.REDIS_URL) {
+      ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'a separate worker process needs REDIS_URL (the in-process queue lives inside the api)' });
+    }
+  });
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string;
+  vectorUrl: string;
+  redisUrl: string | undefined;
+  qdrantApiKey: string | undefined;
+  adminToken: string | undefined;
+  secretKey: string | undefined;
+  queuePrefix: string;
+  role: 'all' | 'api' | 'worker';
+  embedding:
+    | { provider: 'offline'; threads: number | undefined }
+    | { provider: 'openai'; baseURL: string | undefined; apiKey: string; model: string; dimensions: number | undefined };
+  llm: { baseURL: string; apiKey: string; model: string; timeoutMs: number } | undefined;
+  rerank: { url: string; apiKey: string | undefined; model: string } | undefined;
+  syncIntervalMs: number;
+  reclusterIntervalMs: number;
+  shutdownTimeoutMs: number;
+  logLevel: string;
+  webhooks: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.ENGRAM_DATA_DIR);
+  const databaseUrl = e.DATABASE_URL ?? `pglite://${resolve(dataDir, 'db')}`;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl,
+    vectorUrl: e.VECTOR_URL ?? databaseUrl,
+    redisUrl: e.REDIS_URL,
+    qdrantApiKey: e.QDRANT_API_KEY,
+    adminToken: e.ENGRAM_ADMIN_TOKEN,
+    secretKey: e.ENGRAM_SECRET_KEY,
+    queuePrefix: e.ENGRAM_QUEUE_PREFIX,
+    role: e.ENGRAM_ROLE ?? (e.REDIS_URL ? 'api' : 'all'),
+    embedding:
+      e.EMBEDDING_PROVIDER === 'openai'
+        ? { provider: 'openai', baseURL: e.EMBEDDING_BASE_URL, apiKey: e.EMBEDDING_API_KEY!, model: e.EMBEDDING_MODEL, dimensions: e.EMBEDDING_DIMENSIONS }
+        : { provider: 'offline', threads: e.EMBEDDING_THREADS },
+    llm: e.LLM_BASE_URL && e.LLM_API_KEY ? { baseURL: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL, timeoutMs: e.LLM_TIMEOUT_MS } : undefined,
+    rerank: e.RERANK_URL ? { url: e.RERANK_URL, apiKey: e.RERANK_API_KEY, model: e.RERANK_MODEL } : undefined,
+    syncIntervalMs: e.SYNC_INTERVAL_MS,
+    reclusterIntervalMs: e.RECLUSTER_INTERVAL_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    logLevel: e.LOG_LEVEL,
+    webhooks: e.ENGRAM_WEBHOOKS,
+  };
+}

@@ -1,0 +1,5 @@
+export * from './config.js';
+export * from './logger.js';
+export * from './runtime.js';
+export * from './secrets.js';
+export * from './jobs.js';

@@ -1,0 +1,58 @@
+import { createIndexer, recluster, refreshExpertise } from '@engram/indexer';
+import { listPendingEventIds, listWorkspaces } from '@engram/stores';
+import type { Runtime } from './runtime.js';
+import { recoverSyncs, scheduleIncrementalSyncs, syncHandlers } from './sync.js';
+
+export interface Jobs {
+  stop(): Promise<void>;
+}
+
+/**
+ * Registers every job handler on this process's queue, re-enqueues work a crash left behind, and
+ * schedules the periodic jobs. Runs in the worker, or in the api on the embedded default.
+ */
+export async function startJobs(runtime: Runtime): Promise<Jobs> {
+  const { db, vectors, embedder, queue, logger } = runtime;
+  const indexer = createIndexer({ db, vectors, embedder, logger });
+
+  queue.process({
+    'index.event': async ({ workspaceId, eventId }) => {
+      const outcome = await indexer.indexEvent(eventId);
+      if (outcome.actorIds.length > 0) {
+        await queue.enqueue('actors.expertise', { workspaceId, actorIds: outcome.actorIds }, { jobId: `expertise:${workspaceId}:${outcome.actorIds.slice().sort().join(',')}`, delayMs: 2_000 });
+      }
+    },
+    'cluster.recluster': async ({ workspaceId }) => {
+      const res = await recluster(db, vectors, workspaceId);
+      logger.info({ workspaceId, ...res }, 'recluster done');
+    },
+    'actors.expertise': async ({ workspaceId, actorIds }) => {
+      await refreshExpertise(db, workspaceId, actorIds);
+    },
+    ...syncHandlers(runtime),
+  });
+
+  if (runtime.modelChanged) {
+    for (const ws of await listWorkspaces(db)) {
+      const n = await indexer.reembedAll(ws.id);
+      logger.info({ workspaceId: ws.id, items: n }, 're-embedded after a model change');
+    }
+  }
+  // The in-process queue forgets on a crash; the database does not. Staged events still pending are
+  // enqueued again (job ids collapse duplicates on BullMQ).
+  const pending = await listPendingEventIds(db);
+  if (pending.length) {
+    await queue.enqueueMany('index.event', pending.map((p) => ({ payload: { workspaceId: p.workspaceId, eventId: p.id }, jobId: p.id })));
+    logger.info({ events: pending.length }, 're-enqueued pending events');
+  }
+  await recoverSyncs(runtime);
+  await scheduleIncrementalSyncs(runtime);
+  for (const ws of await listWorkspaces(db)) {
+    await queue.schedule(`recluster:${ws.id}`, 'cluster.recluster', { workspaceId: ws.id }, runtime.config.reclusterIntervalMs);
+  }
+  return {
+    async stop() {
+      await queue.close(runtime.config.shutdownTimeoutMs);
+    },
+  };
+}

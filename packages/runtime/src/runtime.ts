@@ -1,0 +1,96 @@
+import { mkdir } from 'node:fs/promises';
+import type { EmbeddingProvider } from '@engram/indexer/embeddings';
+import { createOfflineEmbedder, createOpenAIEmbedder, withEmbeddingCache } from '@engram/indexer/embeddings';
+import { openQueue, type JobQueue } from '@engram/queue';
+import {
+  createEmbeddingCacheStore,
+  createSecretBox,
+  migrate,
+  openDatabase,
+  openVectorStore,
+  type Db,
+  type SecretBox,
+  type VectorStore,
+} from '@engram/stores';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import { bootstrapAdminToken, loadSecretKey } from './secrets.js';
+
+/** Every long-lived client a process holds, opened in dependency order and closed in reverse. */
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  vectors: VectorStore;
+  queue: JobQueue;
+  embedder: EmbeddingProvider;
+  secretBox: SecretBox;
+  admin: { token: string | null; created: boolean; verify: (token: string) => boolean };
+  /** The embedding model differs from the stored vectors' model: items must be re-embedded. */
+  modelChanged: boolean;
+  /** True once stores are reachable and migrations applied; false from the start of shutdown. */
+  ready(): Promise<boolean>;
+  /** Marks the process not ready (readiness fails first during shutdown). */
+  markDraining(): void;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(config: Config, logger: Logger, overrides: { embedder?: EmbeddingProvider } = {}): Promise<Runtime> {
+  await mkdir(config.dataDir, { recursive: true });
+  const db = await openDatabase(config.databaseUrl);
+  const applied = await migrate(db);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  const vectors = await openVectorStore(config.vectorUrl, { sharedDb: db, sharedUrl: config.databaseUrl, openDatabase, qdrantApiKey: config.qdrantApiKey });
+  const baseEmbedder =
+    overrides.embedder ??
+    (config.embedding.provider === 'openai'
+      ? createOpenAIEmbedder({ apiKey: config.embedding.apiKey, baseURL: config.embedding.baseURL, model: config.embedding.model, dimensions: config.embedding.dimensions })
+      : await createOfflineEmbedder({ threads: config.embedding.threads }));
+  const embedder = withEmbeddingCache(baseEmbedder, createEmbeddingCacheStore(db));
+  const collection = await vectors.ensureCollection({ model: embedder.model, dimensions: embedder.dimensions });
+  if (collection.modelChanged) logger.warn({ previous: collection.previous, model: embedder.model }, 'embedding model changed: every item will be re-embedded');
+  const queue = openQueue(config.redisUrl, {
+    prefix: config.queuePrefix,
+    observer: {
+      onJob: (e) => {
+        const line = { job: e.name, jobId: e.jobId, attempt: e.attempt, ms: Math.round(e.ms), outcome: e.outcome, error: e.error };
+        if (e.outcome === 'failed') logger.error(line, 'job failed');
+        else if (e.outcome === 'retry') logger.warn(line, 'job will retry');
+        else logger.debug(line, 'job completed');
+      },
+    },
+  });
+  const secretBox = createSecretBox(await loadSecretKey({ dataDir: config.dataDir, fromEnv: config.secretKey }));
+  const admin = await bootstrapAdminToken(db, { dataDir: config.dataDir, fromEnv: config.adminToken });
+  let draining = false;
+
+  return {
+    config,
+    logger,
+    db,
+    vectors,
+    queue,
+    embedder,
+    secretBox,
+    admin,
+    modelChanged: collection.modelChanged,
+    async ready() {
+      if (draining) return false;
+      const ok = await db.query('SELECT 1').then(
+        () => true,
+        () => false,
+      );
+      return ok && (await vectors.healthy());
+    },
+    markDraining() {
+      draining = true;
+    },
+    async close() {
+      draining = true;
+      await queue.close(config.shutdownTimeoutMs).catch((err: unknown) => logger.error({ err }, 'queue close failed'));
+      await embedder.close().catch((err: unknown) => logger.error({ err }, 'embedder close failed'));
+      await vectors.close().catch((err: unknown) => logger.error({ err }, 'vector store close failed'));
+      await db.close().catch((err: unknown) => logger.error({ err }, 'database close failed'));
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { getSetting, putSetting, safeEqual, sha256, type Queryable } from '@engram/stores';
+
+async function readOrCreate(path: string, make: () => string): Promise<{ value: string; created: boolean }> {
+  try {
+    return { value: (await readFile(path, 'utf8')).trim(), created: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const value = make();
+  await writeFile(path, `${value}\n`, { mode: 0o600, flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
+  await chmod(path, 0o600).catch(() => undefined);
+  return { value: (await readFile(path, 'utf8')).trim(), created: true };
+}
+
+export const adminTokenPath = (dataDir: string): string => join(dataDir, 'admin-token');
+
+/**
+ * The admin token guards `/admin`. `ENGRAM_ADMIN_TOKEN` sets it; otherwise the first start generates
+ * one, writes it to `<dataDir>/admin-token` (mode 600) for the CLI, and reports it once. Only its hash
+ * is kept in the database.
+ */
+export async function bootstrapAdminToken(db: Queryable, options: { dataDir: string; fromEnv?: string }): Promise<{ token: string | null; created: boolean; verify: (t: string) => boolean }> {
+  let token: string;
+  let created = false;
+  if (options.fromEnv) {
+    token = options.fromEnv;
+  } else {
+    await mkdir(options.dataDir, { recursive: true });
+    const r = await readOrCreate(adminTokenPath(options.dataDir), () => `egadm_${randomBytes(24).toString('base64url')}`);
+    token = r.value;
+    created = r.created;
+  }
+  const hash = sha256(`engram-admin:${token}`);
+  await putSetting(db, 'admin_token_hash', hash);
+  return { token, created, verify: (t) => safeEqual(sha256(`engram-admin:${t}`), hash) };
+}
+
+/** Key that encrypts provider credentials: `ENGRAM_SECRET_KEY`, or one generated into the data dir. */
+export async function loadSecretKey(options: { dataDir: string; fromEnv?: string }): Promise<string> {
+  if (options.fromEnv) return options.fromEnv;
+  await mkdir(options.dataDir, { recursive: true });
+  return (await readOrCreate(join(options.dataDir, 'secret-key'), () => randomBytes(32).toString('base64url'))).value;
+}
+
+export async function storedAdminTokenHash(db: Queryable): Promise<string | null> {
+  return getSetting<string>(db, 'admin_token_hash');
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  it('runs on the embedded default with no configuration at all', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.databaseUrl).toMatch(/^pglite:\/\/.*\.data\/db$/);
+    expect(config.vectorUrl).toBe(config.databaseUrl);
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.role).toBe('all');
+    expect(config.embedding.provider).toBe('offline');
+    expect(config.llm).toBeUndefined();
+  });
+
+  it('honours ENGRAM_DATA_DIR and PORT', () => {
+    const config = loadConfig({ ENGRAM_DATA_DIR: '/tmp/engram-x', PORT: '4123' });
+    expect(config.databaseUrl).toBe('pglite:///tmp/engram-x/db');
+    expect(config.port).toBe(4123);
+  });
+
+  it('requires a shared secret key when the database is a server', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/engram' })).toThrow(/ENGRAM_SECRET_KEY/);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/engram', ENGRAM_SECRET_KEY: 'x'.repeat(32), REDIS_URL: 'redis://r:6379' }).role).toBe('api');
+  });
+
+  it('rejects an OpenAI embedder without a key, and an LLM URL without a key', () => {
+    expect(() => loadConfig({ EMBEDDING_PROVIDER: 'openai' })).toThrow(/EMBEDDING_API_KEY/);
+    expect(() => loadConfig({ LLM_BASE_URL: 'http://llm:8000/v1' })).toThrow(/LLM_API_KEY/);
+  });
+
+  it('rejects a separate worker without Redis and a pglite vector store apart from the database', () => {
+    expect(() => loadConfig({ ENGRAM_ROLE: 'worker' })).toThrow(/REDIS_URL/);
+    expect(() => loadConfig({ DATABASE_URL: 'pglite://./a', VECTOR_URL: 'pglite://./b' })).toThrow(/VECTOR_URL/);
+  });
+
+  it('names every bad variable in one error', () => {
+    try {
+      loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toMatch(/PORT/);
+      expect((err as Error).message).toMatch(/LOG_LEVEL/);
+    }
+  });
+});

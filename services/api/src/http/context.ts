@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { getWorkspace, resolveApiKey, type Db } from '@engram/stores';
+import type { Logger } from '@engram/runtime';
+import { badRequest, forbidden, unauthorized } from './errors.js';
+
+export interface AuthedRequest extends Request {
+  id: string;
+  log: Logger;
+  workspaceId: string;
+  keyId: string;
+}
+
+/** Request id (honours a sane incoming `X-Request-Id`), a child logger, and one log line per request. */
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.header('x-request-id');
+    const id = incoming && /^[A-Za-z0-9._-]{8,128}$/.test(incoming) ? incoming : `req_${randomUUID()}`;
+    const r = req as AuthedRequest;
+    r.id = id;
+    r.log = logger.child({ requestId: id });
+    res.setHeader('X-Request-Id', id);
+    const started = performance.now();
+    res.on('finish', () => {
+      const line = { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(performance.now() - started), workspaceId: r.workspaceId };
+      if (res.statusCode >= 500) r.log.error(line, 'request');
+      else r.log.info(line, 'request');
+    });
+    next();
+  };
+}
+
+/**
+ * Bearer API key -> workspace. `X-Workspace-ID` names the workspace; a key may use only its own, and
+ * a workspace that does not exist is 403 too (no probing for ids). Where the header is optional
+ * (`headerRequired: false`), the key's own workspace applies.
+ */
+export function requireApiKey(db: Db, options: { headerRequired: boolean }): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    void (async () => {
+      const header = req.header('authorization') ?? '';
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match) throw unauthorized(header ? 'invalid authentication: expected "Authorization: Bearer <API key>"' : 'authentication required');
+      const key = await resolveApiKey(db, match[1]!);
+      if (!key) throw unauthorized('invalid API key');
+      const requested = req.header('x-workspace-id')?.trim();
+      if (options.headerRequired && !requested) throw badRequest('X-Workspace-ID', 'required header missing', 'invalid request: the X-Workspace-ID header is required for this operation');
+      const workspaceId = requested || key.workspaceId;
+      if (workspaceId !== key.workspaceId) throw forbidden();
+      if (!(await getWorkspace(db, workspaceId))) throw forbidden();
+      const r = req as AuthedRequest;
+      r.workspaceId = workspaceId;
+      r.keyId = key.keyId;
+      r.log = r.log.child({ workspaceId });
+    })().then(() => next(), next);
+  };
+}
+
+/** Wraps an async route so a rejection reaches the error middleware. */
+export const route =
+  (fn: (req: AuthedRequest, res: Response) => Promise<void>): RequestHandler =>
+  (req, res, next) => {
+    fn(req as AuthedRequest, res).catch(next);
+  };

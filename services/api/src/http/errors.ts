@@ -1,0 +1,78 @@
+import type { ErrorRequestHandler, Request } from 'express';
+import { z } from 'zod';
+import type { ErrorCode } from '@engram/contracts';
+
+/** An error with an HTTP status and a stable code; `expected` errors are the client's, logged at warn. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly data: Record<string, unknown> | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+  get expected(): boolean {
+    return this.status < 500;
+  }
+}
+
+export const badRequest = (field: string, reason: string, message = 'invalid request'): ApiError =>
+  new ApiError(400, 'BAD_REQUEST', message, { field, reason });
+export const unauthorized = (message = 'missing or invalid authentication'): ApiError => new ApiError(401, 'UNAUTHORIZED', message, null);
+export const forbidden = (message = 'access denied to this workspace'): ApiError => new ApiError(403, 'FORBIDDEN', message, null);
+export const notFound = (resource: string, message = `${resource} not found`): ApiError => new ApiError(404, 'NOT_FOUND', message, { resource });
+
+/** Turns a zod error into 400 VALIDATION_ERROR naming every offending field. */
+export function validationError(error: z.ZodError): ApiError {
+  const issues = error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message, code: i.code }));
+  const fields = [...new Set(issues.map((i) => i.field))];
+  return new ApiError(400, 'VALIDATION_ERROR', `invalid request parameters: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, { fields, issues });
+}
+
+/** Parses a request body against a schema or throws the documented 400. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest('(body)', 'the request body must be a JSON object', 'invalid request: the body must be a JSON object');
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw validationError(parsed.error);
+  return parsed.data;
+}
+
+export const requestIdOf = (req: Request): string => (req as Request & { id?: string }).id ?? 'unknown';
+
+/**
+ * The one error middleware: every failure becomes the documented body, readable by both the alpha
+ * reference (`code`, `status`, `defined`, `data`) and the older one (`error`, `message`). Nothing a client
+ * sends produces a stack trace.
+ */
+export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
+  const requestId = requestIdOf(req);
+  let apiError: ApiError;
+  if (err instanceof ApiError) apiError = err;
+  else if (err instanceof z.ZodError) apiError = validationError(err);
+  else if (isBodyParserError(err)) {
+    apiError =
+      err.type === 'entity.too.large'
+        ? new ApiError(413, 'BAD_REQUEST', 'request body too large', { field: '(body)', reason: 'too large' })
+        : badRequest('(body)', err.type === 'entity.parse.failed' ? 'malformed JSON' : String(err.type), 'invalid request: malformed JSON body');
+  } else apiError = new ApiError(500, 'INTERNAL_ERROR', 'server error', null);
+  const log = (req as Request & { log?: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }).log;
+  if (apiError.expected) log?.warn({ requestId, code: apiError.code, status: apiError.status, msg: apiError.message }, 'request rejected');
+  else log?.error({ requestId, err }, 'request failed');
+  res.status(apiError.status).json({
+    error: apiError.code,
+    code: apiError.code,
+    message: apiError.message,
+    status: apiError.status,
+    defined: true,
+    data: apiError.data,
+    requestId,
+  });
+};
+
+function isBodyParserError(err: unknown): err is { type: string; status: number } {
+  return typeof err === 'object' && err !== null && 'type' in err && typeof (err as { type: unknown }).type === 'string' && 'status' in err;
+}

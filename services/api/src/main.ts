@@ -1,0 +1,72 @@
+import type { Server } from 'node:http';
+import { ConfigError, createLogger, createRuntime, loadConfig, startJobs } from '@engram/runtime';
+import { createApp } from './app.js';
+import { allRoutes } from './routes/index.js';
+
+/**
+ * `npm start`: the api. With no REDIS_URL (the embedded default) it also runs every job handler
+ * in-process, so one process serves and indexes.
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: config.logLevel, name: 'engram-api' });
+  const runtime = await createRuntime(config, logger);
+  const jobs = config.role === 'all' ? await startJobs(runtime) : null;
+  const app = createApp(runtime, allRoutes(runtime));
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const base = `http://localhost:${port}`;
+  logger.info({ port, database: runtime.db.kind, vectors: runtime.vectors.kind, queue: runtime.queue.kind, role: config.role }, 'engram listening');
+  if (runtime.admin.created && runtime.admin.token) {
+    process.stdout.write(
+      [
+        '',
+        `Engram is running at ${base} (data in ${config.dataDir})`,
+        `Admin token (saved to ${config.dataDir}/admin-token): ${runtime.admin.token}`,
+        'Try:',
+        `  curl -s -X POST ${base}/admin/workspaces -H "Authorization: Bearer ${runtime.admin.token}" -H 'content-type: application/json' -d '{"name":"my-team"}'`,
+        '',
+      ].join('\n'),
+    );
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.error('shutdown deadline passed; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 5_000);
+    deadline.unref();
+    // Readiness fails first, then HTTP stops taking requests, then workers drain, then stores close.
+    runtime.markDraining();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    await closed;
+    await jobs?.stop();
+    await runtime.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
