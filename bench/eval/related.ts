@@ -1,0 +1,88 @@
+/**
+ * related on `links.json`: ask for the depth-1 neighbourhood of every item that ground-truth edges
+ * touch, and measure precision and recall of the recovered edges per kind. Issues are not corpus
+ * items, so edges to an issue (`fixes_issue`) can only be matched approximately (by the issue URL the
+ * service reports) and are reported apart from the exact kinds.
+ */
+import { mapLimit } from './concurrency.js';
+import type { Link } from './dataset.js';
+
+/** An edge in dataset ids, its kind already in the dataset's vocabulary (`commit_pr`, `reverts`, ...). */
+export interface RelatedEdge {
+  source: string;
+  target: string;
+  kind: string;
+}
+
+export type Related = (datasetId: string) => Promise<RelatedEdge[]>;
+
+export const EXACT_KINDS = ['commit_pr', 'reverts', 'references_pr'] as const;
+export const APPROXIMATE_KINDS = ['fixes_issue'] as const;
+export const SCORED_KINDS: readonly string[] = [...EXACT_KINDS, ...APPROXIMATE_KINDS];
+
+export interface KindScore {
+  kind: string;
+  approximate: boolean;
+  /** Ground-truth edges of this kind. */
+  truth: number;
+  /** Of those, edges whose endpoints are all retrievable (corpus items, or an issue for issue kinds). */
+  reachable: number;
+  predicted: number;
+  correct: number;
+  precision: number;
+  recall: number;
+}
+
+export interface RelatedScores {
+  roots: number;
+  byKind: KindScore[];
+  /** commit_pr + reverts + references_pr together. */
+  exact: KindScore;
+}
+
+const edgeKey = (kind: string, a: string, b: string): string => `${kind}|${[a, b].sort().join('|')}`;
+
+function ratio(numerator: number, denominator: number): number {
+  return denominator === 0 ? 0 : numerator / denominator;
+}
+
+export async function scoreRelated(links: readonly Link[], corpusIds: ReadonlySet<string>, related: Related, options: { concurrency?: number; maxRoots?: number } = {}): Promise<RelatedScores> {
+  const { concurrency = 4, maxRoots = Number.POSITIVE_INFINITY } = options;
+  const truth = links.filter((link) => SCORED_KINDS.includes(link.type));
+  const retrievable = (id: string): boolean => corpusIds.has(id) || id.startsWith('issue:');
+  const reachable = truth.filter((link) => retrievable(link.source) && retrievable(link.target));
+  const roots = [...new Set(reachable.flatMap((link) => [link.source, link.target]).filter((id) => corpusIds.has(id)))].sort().slice(0, maxRoots);
+  const rootSet = new Set(roots);
+
+  const answers = await mapLimit(roots, concurrency, related);
+  const predicted = new Map<string, string>();
+  for (const edge of answers.flat()) {
+    if (SCORED_KINDS.includes(edge.kind)) predicted.set(edgeKey(edge.kind, edge.source, edge.target), edge.kind);
+  }
+  // Only truth edges with an endpoint among the roots asked about can be recovered.
+  const expected = new Map<string, string>();
+  for (const link of reachable) {
+    if (rootSet.has(link.source) || rootSet.has(link.target)) expected.set(edgeKey(link.type, link.source, link.target), link.type);
+  }
+
+  const score = (kind: string, kinds: readonly string[], approximate: boolean): KindScore => {
+    const predictedKeys = [...predicted].filter(([, k]) => kinds.includes(k)).map(([key]) => key);
+    const expectedKeys = [...expected].filter(([, k]) => kinds.includes(k)).map(([key]) => key);
+    const correct = predictedKeys.filter((key) => expected.has(key)).length;
+    return {
+      kind,
+      approximate,
+      truth: truth.filter((link) => kinds.includes(link.type)).length,
+      reachable: expectedKeys.length,
+      predicted: predictedKeys.length,
+      correct,
+      precision: ratio(correct, predictedKeys.length),
+      recall: ratio(correct, expectedKeys.length),
+    };
+  };
+  return {
+    roots: roots.length,
+    byKind: SCORED_KINDS.map((kind) => score(kind, [kind], !(EXACT_KINDS as readonly string[]).includes(kind))),
+    exact: score('exact kinds', EXACT_KINDS, false),
+  };
+}

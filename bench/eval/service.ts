@@ -1,0 +1,117 @@
+/**
+ * The parts of the evaluation that need a running Engram: start a fresh embedded instance, create a
+ * workspace and key and import the dataset through the CLI (the public import path), then call the
+ * HTTP API. Everything is plain `fetch` and `child_process`; results are mapped back to dataset ids
+ * through their GitHub URL.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { datasetIdFromUrl } from './dataset.js';
+import type { FindSimilar } from './findsimilar.js';
+import type { Related, RelatedEdge } from './related.js';
+import type { SearchSystem } from './run.js';
+
+const run = promisify(execFile);
+
+export interface EmbeddedEngram {
+  url: string;
+  adminToken: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `npm start` (api + worker in one process) on a fresh data dir and waits for /readyz. */
+export async function startEmbedded(options: { repoRoot: string; dataDir: string; port: number; adminToken: string; readyTimeoutMs?: number }): Promise<EmbeddedEngram> {
+  const { repoRoot, dataDir, port, adminToken, readyTimeoutMs = 120_000 } = options;
+  const child: ChildProcess = spawn('npm', ['start'], {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: String(port), ENGRAM_DATA_DIR: dataDir, ENGRAM_ADMIN_TOKEN: adminToken },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true, // its own process group, so stop() ends npm and the server it started
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.pid === undefined) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(-child.pid, 'SIGTERM');
+    await exited;
+  };
+  const deadline = Date.now() + readyTimeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`engram exited with code ${child.exitCode} before it was ready`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) return { url, adminToken, stop };
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  await stop();
+  throw new Error(`engram was not ready within ${readyTimeoutMs} ms`);
+}
+
+/** Runs `npx engram <args> --json` against the instance and parses the one JSON object it prints. */
+export async function engramCli(engram: EmbeddedEngram, repoRoot: string, args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await run('npx', ['engram', ...args, '--json', '--url', engram.url, '--admin-token', engram.adminToken], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+export interface WorkspaceAccess {
+  url: string;
+  workspaceId: string;
+  key: string;
+}
+
+/** A new workspace and key, with the corpus imported and indexed (`--wait`). */
+export async function importDataset(engram: EmbeddedEngram, repoRoot: string, corpusFile: string, repo = 'prettier/prettier'): Promise<WorkspaceAccess & { imported: Record<string, unknown> }> {
+  const workspace = await engramCli(engram, repoRoot, ['workspace', 'create', '--name', `eval-${Date.now()}`]);
+  const workspaceId = String(workspace.id);
+  const key = String((await engramCli(engram, repoRoot, ['key', 'create', '--workspace', workspaceId])).key);
+  const imported = await engramCli(engram, repoRoot, ['import', 'github', '--workspace', workspaceId, '--repo', repo, '--file', corpusFile, '--wait']);
+  return { url: engram.url, workspaceId, key, imported };
+}
+
+async function post<T>(access: WorkspaceAccess, path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${access.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${access.key}`, 'x-workspace-id': access.workspaceId },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+const toDatasetIds = (items: { url: string }[]): string[] => items.flatMap((item) => datasetIdFromUrl(item.url) ?? []);
+
+/** `POST /v1/search` in one mode, as a system the harness can score. */
+export function searchMode(access: WorkspaceAccess, mode: string): SearchSystem {
+  return async (query, limit) => {
+    const body = await post<{ data: { url: string }[]; latency?: { total?: number } }>(access, '/v1/search', { query, limit, mode });
+    return { ids: toDatasetIds(body.data), reportedMs: body.latency?.total };
+  };
+}
+
+/** `POST /v1/findsimilar` by the item's URL, threshold 0 so the top k is always full. */
+export function findSimilarByUrl(access: WorkspaceAccess, urlOf: (datasetId: string) => string | undefined, limit = 10): FindSimilar {
+  return async (datasetId) => {
+    const url = urlOf(datasetId);
+    if (!url) return [];
+    const body = await post<{ similar: { url: string }[] }>(access, '/v1/findsimilar', { url, limit, threshold: 0 });
+    return toDatasetIds(body.similar);
+  };
+}
+
+/** Engram edge type -> dataset link kind. Types not listed pass through unchanged. */
+export const EDGE_KINDS: Readonly<Record<string, string>> = { same_commit: 'commit_pr', commit: 'commit_pr', fixes: 'fixes_issue', closes: 'fixes_issue', revert: 'reverts', reverts: 'reverts', references: 'references_pr' };
+
+/** `POST /v1/related` at depth 1; the Engram id of the root comes from findsimilar's `source`. */
+export function relatedByUrl(access: WorkspaceAccess, urlOf: (datasetId: string) => string | undefined): Related {
+  return async (datasetId) => {
+    const url = urlOf(datasetId);
+    if (!url) return [];
+    const { source } = await post<{ source: { id: string } }>(access, '/v1/findsimilar', { url, limit: 1, threshold: 0 });
+    const { data } = await post<{ data: { nodes: { id: string; url: string }[]; edges: { source: string; target: string; type: string }[] } }>(access, '/v1/related', { id: source.id, depth: 1 });
+    const byNode = new Map(data.nodes.map((node) => [node.id, datasetIdFromUrl(node.url)]));
+    return data.edges.flatMap((edge): RelatedEdge[] => {
+      const from = byNode.get(edge.source);
+      const to = byNode.get(edge.target);
+      return from && to ? [{ source: from, target: to, kind: EDGE_KINDS[edge.type] ?? edge.type }] : [];
+    });
+  };
+}

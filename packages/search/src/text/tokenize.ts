@@ -1,0 +1,120 @@
+import { stem } from './stem.js';
+import { STOP_WORDS } from './stopWords.js';
+
+/**
+ * The lexical tokenizer shared by indexing and querying: both sides must call the same function so
+ * that a query word and the word in an item meet on one token.
+ *
+ * - Lower-cases, strips Markdown/HTML comments/punctuation, drops STOP_WORDS and one-letter words.
+ * - Identifiers are split into words: camelCase/PascalCase (`TSMethodSignature` -> `ts`, `method`,
+ *   `signature`), snake_case and kebab-case (`language-js` -> `language`, `js`). A compound also
+ *   yields its joined form (`tsmethodsignature`, `languagejs`) so an exact identifier in a query
+ *   scores above the loose words.
+ * - Dots and slashes separate without a joined form (`src/language-js/print.js` -> `src`,
+ *   `language`, `js`, `languagejs`, `print`, `js`).
+ * - Numbers are kept (`#123` -> `123`); a version stays whole (`v3.0.0` -> `3.0.0`, `3.9.x`).
+ * - Product names like `TypeScript`, `GitHub`, `GraphQL` are not split (see WHOLE_NAMES).
+ * - Words of letters a-z are Porter-stemmed (`quotes`/`quote` -> `quot`).
+ * Duplicates are kept: term frequency is the caller's signal.
+ */
+
+const HTML_COMMENT = /<!--[\s\S]*?-->/g;
+const APOSTROPHE = /['\u2019]/g;
+/** A run of letters/digits/underscore, possibly joined by `.`, `-` or `/`. */
+const CHUNK = /[\p{L}\p{N}_]+(?:[.\-/][\p{L}\p{N}_]+)*/gu;
+const VERSION = /^v?\d+(?:\.(?:\d+|x))+$/i;
+const HARD_SEPARATOR = /[./]/;
+const SOFT_SEPARATOR = /[-_]+/;
+const SIMPLE_WORD = /^[a-z0-9]+$/;
+/** camelCase/PascalCase words; acronyms stay together (`HTMLParser` -> `HTML`, `Parser`). */
+const CAMEL_WORD = /\p{Lu}{2,}(?=\p{Lu}\p{Ll})|\p{Lu}?[\p{Ll}\p{N}]+|\p{Lu}+\p{N}*|\p{N}+|[\p{L}\p{N}]+/gu;
+const LETTERS = /^[a-z]+$/;
+const DIGITS = /^\d+$/;
+const MAX_TOKEN_LENGTH = 64;
+
+const STEM_CACHE_LIMIT = 50_000;
+const stemCache = new Map<string, string>();
+
+const stemCached = (word: string): string => {
+  const hit = stemCache.get(word);
+  if (hit !== undefined) return hit;
+  const stemmed = stem(word);
+  if (stemCache.size >= STEM_CACHE_LIMIT) stemCache.clear();
+  stemCache.set(word, stemmed);
+  return stemmed;
+};
+
+const pushWord = (out: string[], lower: string): void => {
+  if (lower.length > MAX_TOKEN_LENGTH) return;
+  if (lower.length < 2 && !DIGITS.test(lower)) return;
+  if (STOP_WORDS.has(lower)) return;
+  out.push(LETTERS.test(lower) ? stemCached(lower) : lower);
+};
+
+/** Camel-cased names whose parts mislead (`JavaScript` is not about `java`): kept whole. */
+const WHOLE_NAMES: ReadonlySet<string> = new Set([
+  'typescript', 'javascript', 'coffeescript', 'ecmascript', 'actionscript', 'graphql', 'github',
+  'gitlab', 'bitbucket', 'postcss', 'postgresql', 'mongodb', 'mysql', 'sqlite', 'macos', 'iphone',
+  'ipad', 'youtube', 'linkedin', 'openai', 'webassembly', 'jquery', 'devtools',
+]);
+
+const splitCamel = (part: string): string[] => {
+  if (SIMPLE_WORD.test(part) || WHOLE_NAMES.has(part.toLowerCase())) return [part];
+  return part.match(CAMEL_WORD) ?? [];
+};
+
+/** One dot/slash-free segment such as `language-js`, `TSMethodSignature` or `DATABASE_URL`. */
+const pushSegment = (out: string[], segment: string): void => {
+  const words: string[] = [];
+  for (const part of segment.split(SOFT_SEPARATOR)) {
+    if (part !== '') for (const word of splitCamel(part)) words.push(word.toLowerCase());
+  }
+  for (const word of words) pushWord(out, word);
+  if (words.length > 1 && !words.some((w) => DIGITS.test(w))) {
+    const joined = words.join('');
+    if (joined.length <= MAX_TOKEN_LENGTH) out.push(LETTERS.test(joined) ? stemCached(joined) : joined);
+  }
+};
+
+const pushChunk = (out: string[], chunk: string): void => {
+  if (VERSION.test(chunk)) {
+    out.push(chunk.replace(/^v/i, ''));
+    return;
+  }
+  if (!HARD_SEPARATOR.test(chunk)) {
+    pushSegment(out, chunk);
+    return;
+  }
+  for (const segment of chunk.split(HARD_SEPARATOR)) if (segment !== '') pushSegment(out, segment);
+};
+
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  if (text === '') return out;
+  const cleaned = text.replace(HTML_COMMENT, ' ').replace(APOSTROPHE, '');
+  for (const match of cleaned.matchAll(CHUNK)) pushChunk(out, match[0]);
+  return out;
+}
+
+export interface TokenizableFields {
+  title: string | null;
+  body: string;
+  files: readonly string[];
+  labels: readonly string[];
+}
+
+export interface FieldTokens {
+  /** Title words plus label words (labels are short topic names, as salient as a title). */
+  title: string[];
+  body: string[];
+  /** Words of every changed file path, in file order. */
+  paths: string[];
+}
+
+export function tokenizeFields(fields: TokenizableFields): FieldTokens {
+  const title = tokenize(fields.title ?? '');
+  for (const label of fields.labels) title.push(...tokenize(label));
+  const paths: string[] = [];
+  for (const file of fields.files) paths.push(...tokenize(file));
+  return { title, body: tokenize(fields.body), paths };
+}
