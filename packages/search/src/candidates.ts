@@ -1,0 +1,107 @@
+import type { Queryable } from '@engram/stores';
+import { itemFilterSql, type ItemFilter } from './filters.js';
+import { PATH_NAMES, type PathName } from './fusion.js';
+import type { PathResult } from './paths/types.js';
+import type { Candidate } from './rank/types.js';
+
+export interface ItemRow {
+  id: string;
+  type: string;
+  source: string;
+  title: string | null;
+  snippet: string;
+  content: string;
+  url: string;
+  occurred_at: Date | string;
+  actor_names: string[];
+  metadata: Record<string, unknown>;
+}
+
+const ROW_COLUMNS = 'id, type, source, title, snippet, left(content, 4000) AS content, url, occurred_at, actor_names, metadata';
+
+export async function loadItems(db: Queryable, workspaceId: string, ids: string[]): Promise<Map<string, ItemRow>> {
+  return loadFiltered(db, { workspaceId }, ids);
+}
+
+/** Rows of the given ids that pass the filter. */
+export async function loadFiltered(db: Queryable, filter: ItemFilter, ids: string[]): Promise<Map<string, ItemRow>> {
+  if (ids.length === 0) return new Map();
+  const where = itemFilterSql(filter, 2);
+  const res = await db.query<ItemRow>(`SELECT ${ROW_COLUMNS} FROM items i WHERE i.id = ANY($1::text[]) AND ${where.sql}`, [ids, ...where.params]);
+  return new Map(res.rows.map((r) => [r.id, r]));
+}
+
+export interface Pooled {
+  row: ItemRow;
+  paths: Record<PathName, number>;
+  signals: Record<string, number>;
+}
+
+/**
+ * The union of every path's candidates, with a pull request and its commits collapsed into one result
+ * (the PR), since they are one change: the PR keeps the best score of each path over itself and its
+ * commits. A commit whose PR no path returned is replaced by that PR, when the PR passes the filters. Items of other types stay as they are.
+ */
+export async function poolCandidates(db: Queryable, filter: ItemFilter, results: Partial<Record<PathName, PathResult>>): Promise<Map<string, Pooled>> {
+  const workspaceId = filter.workspaceId;
+  const ids = new Set<string>();
+  for (const r of Object.values(results)) for (const id of r?.scores.keys() ?? []) ids.add(id);
+  const rows = await loadItems(db, workspaceId, [...ids]);
+  const commitIds = [...rows.values()].filter((r) => r.type === 'commit').map((r) => r.id);
+  const prOf = new Map<string, string>();
+  if (commitIds.length) {
+    const edges = await db.query<{ commit_id: string; pr_id: string }>(
+      `SELECT e.target_id AS commit_id, e.source_id AS pr_id FROM edges e JOIN items p ON p.id = e.source_id
+         WHERE e.type = 'commit_pr' AND e.target_id = ANY($1::text[]) AND p.type = 'pull_request'
+       UNION
+       SELECT e.source_id AS commit_id, e.target_id AS pr_id FROM edges e JOIN items p ON p.id = e.target_id
+         WHERE e.type = 'commit_pr' AND e.source_id = ANY($1::text[]) AND p.type = 'pull_request'`,
+      [commitIds],
+    );
+    for (const e of edges.rows) if (!prOf.has(e.commit_id) || e.pr_id < prOf.get(e.commit_id)!) prOf.set(e.commit_id, e.pr_id);
+  }
+  const missingPrs = [...new Set(prOf.values())].filter((id) => !rows.has(id));
+  // A commit folds into its PR only when the PR passes the same filters (a commits-only search keeps commits).
+  for (const [id, row] of await loadFiltered(db, filter, missingPrs)) rows.set(id, row);
+  for (const [commit, pr] of prOf) if (!rows.has(pr)) prOf.delete(commit);
+
+  const pooled = new Map<string, Pooled>();
+  for (const id of ids) {
+    const target = prOf.get(id) ?? id;
+    const row = rows.get(target);
+    if (!row) continue;
+    const entry = pooled.get(target) ?? { row, paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, signals: {} };
+    for (const name of PATH_NAMES) {
+      const score = results[name]?.scores.get(id) ?? 0;
+      if (score > entry.paths[name]) entry.paths[name] = score;
+      for (const [k, v] of Object.entries(results[name]?.signals?.get(id) ?? {})) entry.signals[k] = Math.max(entry.signals[k] ?? 0, v);
+    }
+    if (target !== id) entry.signals.commitsFolded = (entry.signals.commitsFolded ?? 0) + 1;
+    pooled.set(target, entry);
+  }
+  return pooled;
+}
+
+export function toCandidate(p: Pooled, fused: number, now: Date): Candidate {
+  const occurredAt = new Date(p.row.occurred_at).toISOString();
+  const title = p.row.title ?? '';
+  return {
+    id: p.row.id,
+    title,
+    snippet: p.row.snippet,
+    content: p.row.content,
+    type: p.row.type,
+    source: p.row.source,
+    occurredAt,
+    fused,
+    paths: { ...p.paths },
+    signals: {
+      ...p.signals,
+      recencyDays: Math.max(0, (now.getTime() - Date.parse(occurredAt)) / 86_400_000),
+      isBot: p.row.actor_names.some((a) => a.endsWith('[bot]')) ? 1 : 0,
+      isMergedPr: p.row.type === 'pull_request' && p.row.metadata.merged === true ? 1 : 0,
+      titleLength: title.length,
+      bodyLength: p.row.content.length,
+    },
+  };
+}

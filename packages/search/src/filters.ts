@@ -1,0 +1,51 @@
+import type { Filters } from '@engram/contracts';
+import type { VectorFilter } from '@engram/stores';
+
+/** Filters as both retrieval backends need them: SQL over `items i`, and vector-store payload filters. */
+export interface ItemFilter {
+  workspaceId: string;
+  sources?: string[];
+  types?: string[];
+  /** Lower-cased; an item matches when any of its actors is listed. */
+  actorNames?: string[];
+  from?: string;
+  to?: string;
+  excludeIds?: string[];
+}
+
+export function toItemFilter(workspaceId: string, filters: Filters | undefined, excludeIds?: string[]): ItemFilter {
+  return {
+    workspaceId,
+    sources: filters?.sourceTypes?.map((s) => s.toLowerCase()),
+    types: filters?.observationTypes,
+    actorNames: filters?.actorNames?.map((a) => a.trim().replace(/^@/, '').toLowerCase()),
+    from: filters?.dateRange?.start,
+    to: filters?.dateRange?.end,
+    excludeIds: excludeIds?.length ? excludeIds : undefined,
+  };
+}
+
+export function toVectorFilter(f: ItemFilter): VectorFilter {
+  return { workspaceId: f.workspaceId, sources: f.sources, types: f.types, actorNames: f.actorNames, from: f.from, to: f.to, excludeItemIds: f.excludeIds };
+}
+
+/**
+ * SQL conditions on `items` aliased `alias`, with parameters numbered from `first`. Applied inside
+ * every retrieval path, never after a top-k cut.
+ */
+export function itemFilterSql(f: ItemFilter, first: number, alias = 'i'): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  const add = (fn: (p: string) => string, value: unknown) => {
+    params.push(value);
+    parts.push(fn(`$${first + params.length - 1}`));
+  };
+  add((p) => `${alias}.workspace_id = ${p}`, f.workspaceId);
+  if (f.sources?.length) add((p) => `${alias}.source = ANY(${p}::text[])`, f.sources);
+  if (f.types?.length) add((p) => `${alias}.type = ANY(${p}::text[])`, f.types);
+  if (f.actorNames?.length) add((p) => `${alias}.actor_names && ${p}::text[]`, f.actorNames);
+  if (f.from) add((p) => `${alias}.occurred_at >= ${p}::timestamptz`, f.from);
+  if (f.to) add((p) => `${alias}.occurred_at <= ${p}::timestamptz`, f.to);
+  if (f.excludeIds?.length) add((p) => `NOT (${alias}.id = ANY(${p}::text[]))`, f.excludeIds);
+  return { sql: parts.join(' AND '), params };
+}

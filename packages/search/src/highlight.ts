@@ -1,0 +1,51 @@
+import { tokenize } from './text/index.js';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+/** Words (and the separators between them) as they appear in the text. */
+const WORD = /[\p{L}\p{N}_]+/gu;
+
+/**
+ * Wraps each word whose normalised form matches a query term in `<mark>`, and escapes everything else,
+ * so no HTML from a source gets through.
+ */
+export function highlight(text: string, queryTerms: ReadonlySet<string>): string {
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(WORD)) {
+    const start = m.index;
+    out += escapeHtml(text.slice(last, start));
+    const word = m[0];
+    const hit = tokenize(word).some((t) => queryTerms.has(t));
+    out += hit ? `<mark>${escapeHtml(word)}</mark>` : escapeHtml(word);
+    last = start + word.length;
+  }
+  return out + escapeHtml(text.slice(last));
+}
+
+/**
+ * A query-focused snippet: the window of the text with the most query-term hits (the item's stored
+ * preview when nothing matches).
+ */
+export function focusSnippet(content: string, fallback: string, queryTerms: ReadonlySet<string>, width = 240): string {
+  const text = content.replace(/\s+/g, ' ').trim();
+  if (text.length <= width) return text || fallback;
+  const hits: number[] = [];
+  for (const m of text.matchAll(WORD)) if (tokenize(m[0]).some((t) => queryTerms.has(t))) hits.push(m.index);
+  if (hits.length === 0) return fallback;
+  let best = 0;
+  let bestCount = 0;
+  for (let i = 0, j = 0; i < hits.length; i++) {
+    while (hits[i]! - hits[j]! > width * 0.8) j++;
+    if (i - j + 1 > bestCount) {
+      bestCount = i - j + 1;
+      best = hits[j]!;
+    }
+  }
+  let start = Math.max(0, best - 40);
+  const space = text.lastIndexOf(' ', start);
+  if (start > 0 && space > start - 20) start = space + 1;
+  const end = Math.min(text.length, start + width);
+  return `${start > 0 ? '…' : ''}${text.slice(start, end).trim()}${end < text.length ? '…' : ''}`;
+}

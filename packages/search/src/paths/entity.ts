@@ -1,0 +1,55 @@
+import type { Queryable } from '@engram/stores';
+import { itemFilterSql, type ItemFilter } from '../filters.js';
+import { timed, type PathResult } from './types.js';
+
+export interface QueryEntity {
+  key: string;
+  category: string;
+  confidence: number;
+}
+
+/**
+ * The entity path: items that mention the query's entities (people, repos, PR/issue refs, file paths
+ * and areas, languages, packages, keywords). An item's score is the share of the query's entity weight
+ * (idf x confidence) it covers, so it stays in [0, 1].
+ */
+export function entityPath(db: Queryable, filter: ItemFilter, entities: QueryEntity[], k: number): Promise<PathResult> {
+  return timed(async () => {
+    if (entities.length === 0) return { scores: new Map() };
+    const keys = [...new Set(entities.map((e) => e.key))];
+    const where = itemFilterSql(filter, 3);
+    const stats = await db.query<{ key: string; category: string; item_count: number }>(
+      'SELECT key, category, item_count FROM entities WHERE workspace_id = $1 AND key = ANY($2::text[])',
+      [filter.workspaceId, keys],
+    );
+    if (stats.rows.length === 0) return { scores: new Map() };
+    const total = await db.query<{ n: string }>('SELECT count(*) AS n FROM items WHERE workspace_id = $1', [filter.workspaceId]);
+    const n = Math.max(1, Number(total.rows[0]?.n ?? 1));
+    const weight = new Map<string, number>();
+    for (const e of entities) {
+      const stat = stats.rows.find((r) => r.key === e.key && (r.category === e.category || e.category === '*'));
+      if (!stat) continue;
+      const idf = Math.log(1 + n / Math.max(1, stat.item_count));
+      weight.set(`${stat.category}\u001f${stat.key}`, Math.max(weight.get(`${stat.category}\u001f${stat.key}`) ?? 0, idf * e.confidence));
+    }
+    const denom = [...weight.values()].reduce((a, x) => a + x, 0);
+    if (denom === 0) return { scores: new Map() };
+    const rows = await db.query<{ id: string; category: string; key: string; confidence: number }>(
+      `SELECT i.id, e.category, e.key, m.confidence
+       FROM entities e JOIN entity_mentions m ON m.entity_id = e.id JOIN items i ON i.id = m.item_id
+       WHERE ${where.sql} AND e.workspace_id = $1 AND (e.category || chr(31) || e.key) = ANY($2::text[])`,
+      [filter.workspaceId, [...weight.keys()], ...where.params],
+    );
+    const raw = new Map<string, number>();
+    const matched = new Map<string, number>();
+    for (const r of rows.rows) {
+      const w = weight.get(`${r.category}\u001f${r.key}`) ?? 0;
+      raw.set(r.id, (raw.get(r.id) ?? 0) + w * Math.min(1, r.confidence));
+      matched.set(r.id, (matched.get(r.id) ?? 0) + 1);
+    }
+    const ranked = [...raw].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, k);
+    const scores = new Map(ranked.map(([id, s]) => [id, Math.min(1, s / denom)]));
+    const signals = new Map(ranked.map(([id]) => [id, { entityMatches: matched.get(id) ?? 0 }]));
+    return { scores, signals };
+  });
+}

@@ -1,0 +1,57 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { normalizeGitHubObject } from '@engram/connectors';
+import { createIndexer } from '@engram/indexer';
+import { createHashEmbedder } from '@engram/indexer/testing';
+import { createPgVectorStore, migrate, openDatabase, stageEvents, createWorkspace, type Db, type VectorStore } from '@engram/stores';
+import type { SourceEvent } from '@engram/contracts';
+
+export const DATA_DIR = new URL('../../../../shared/data/github-prettier/', import.meta.url).pathname;
+export const hasData = existsSync(`${DATA_DIR}corpus.json`);
+
+interface CorpusObject {
+  type: string;
+  id: string;
+  number?: number;
+  sha?: string;
+  title?: string;
+  commit_shas?: string[];
+  merge_commit_sha?: string;
+}
+
+let corpus: CorpusObject[] | null = null;
+export function loadCorpus(): CorpusObject[] {
+  corpus ??= JSON.parse(readFileSync(`${DATA_DIR}corpus.json`, 'utf8')) as CorpusObject[];
+  return corpus;
+}
+
+/** The first `n` pull requests of the real corpus with their commits. */
+export function corpusSubset(n: number): CorpusObject[] {
+  const all = loadCorpus();
+  const prs = all.filter((o) => o.type === 'pull_request').slice(0, n);
+  const shas = new Set(prs.flatMap((p) => [...(p.commit_shas ?? []), p.merge_commit_sha ?? '']));
+  return [...prs, ...all.filter((o) => o.type === 'commit' && shas.has(o.sha!))];
+}
+
+export interface Indexed {
+  db: Db;
+  vectors: VectorStore;
+  workspaceId: string;
+  embedder: ReturnType<typeof createHashEmbedder>;
+  close(): Promise<void>;
+}
+
+/** A real PGlite index of the given events, built through the production indexing pipeline. */
+export async function buildIndex(events: SourceEvent[]): Promise<Indexed> {
+  const db = await openDatabase('pglite://memory');
+  await migrate(db);
+  const vectors = await createPgVectorStore(db);
+  const embedder = createHashEmbedder({ dimensions: 256 });
+  await vectors.ensureCollection({ model: embedder.model, dimensions: embedder.dimensions });
+  const ws = await createWorkspace(db, 'search-test');
+  const indexer = createIndexer({ db, vectors, embedder });
+  const staged = await stageEvents(db, { workspaceId: ws.id, events });
+  for (const id of staged.ids) await indexer.indexEvent(id);
+  return { db, vectors, workspaceId: ws.id, embedder, close: () => db.close() };
+}
+
+export const normalizeAll = (objects: unknown[]): SourceEvent[] => objects.map((o) => normalizeGitHubObject(o, 'prettier/prettier'));
