@@ -12,7 +12,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { tokenize } from '../../packages/search/src/text/index.js';
+import { tokenize } from '../../packages/text/src/index.js';
 import { lexicalBaseline } from './baseline.js';
 import { loadDataset, pullRequestsByCommit, splitQueries, type CorpusItem, type Dataset, type Split } from './dataset.js';
 import { scoreFindSimilar } from './findsimilar.js';
@@ -84,7 +84,7 @@ const report: EvalReport = {
   findSimilar,
   related: [],
   notes: [
-    'BM25: k1 1.2, b 0.75, over title + body (PR) or message (commit), tokenised by `packages/search/src/text` (camelCase/snake splitting, Porter stemming, stop words); PRs and commits both indexed, as Engram does.',
+    'BM25: k1 1.2, b 0.75, over title + body (PR) or message (commit), tokenised by `packages/text/src` (camelCase/snake splitting, Porter stemming, stop words); PRs and commits both indexed, as Engram does.',
     'The query sent is the release-note line (`query`), without its `context`.',
   ],
 };

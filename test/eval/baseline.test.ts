@@ -5,7 +5,7 @@ import { createBm25Index } from '../../bench/eval/bm25.js';
 import { datasetIdFromUrl, loadDataset, pullRequestsByCommit, splitOf, splitQueries, squashCommitIds, type Dataset } from '../../bench/eval/dataset.js';
 import { judgementOf, scoreQuery } from '../../bench/eval/metrics.js';
 import { defaultTokenize } from '../../bench/eval/tokenizer.js';
-import { tokenize } from '../../packages/search/src/text/index.js';
+import { tokenize } from '../../packages/text/src/index.js';
 
 const DATA = new URL('../../../shared/data/github-prettier', import.meta.url).pathname;
 

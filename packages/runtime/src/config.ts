@@ -61,8 +61,14 @@ export const EnvSchema = z
         message: 'with a server DATABASE_URL every api and worker process must share ENGRAM_SECRET_KEY (it encrypts provider tokens)',
       });
     }
-    if (env.VECTOR_URL?.startsWith('pglite://') && env.DATABASE_URL && env.VECTOR_URL !== env.DATABASE_URL) {
-      ctx.addIssue({ code: 'custom', path: ['VECTOR_URL'], message: 'an embedded pglite:// vector store must be the same as DATABASE_URL (one process owns it)' });
+    const role = env.ENGRAM_ROLE ?? (env.REDIS_URL ? 'api' : 'all');
+    const embeddedVectors = env.VECTOR_URL ? env.VECTOR_URL.startsWith('pglite://') : !env.DATABASE_URL || env.DATABASE_URL.startsWith('pglite://');
+    if (embeddedVectors && role !== 'all') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['VECTOR_URL'],
+        message: 'an embedded pglite:// store is owned by one process: separate api and worker processes need postgres:// or qdrant:// stores (or ENGRAM_ROLE=all)',
+      });
     }
     if (env.ENGRAM_ROLE === 'worker' && !env.REDIS_URL) {
       ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'a separate worker process needs REDIS_URL (the in-process queue lives inside the api)' });

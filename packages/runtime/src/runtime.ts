@@ -12,7 +12,9 @@ import {
   type SecretBox,
   type VectorStore,
 } from '@engram/stores';
+import type { Reranker } from '@engram/search';
 import type { Config } from './config.js';
+import { createRankers } from './rankers.js';
 import type { Logger } from './logger.js';
 import { bootstrapAdminToken, loadSecretKey } from './secrets.js';
 
@@ -25,6 +27,8 @@ export interface Runtime {
   queue: JobQueue;
   embedder: EmbeddingProvider;
   secretBox: SecretBox;
+  /** Second stages of search: `balanced` (learned or hosted reranker) and `thorough` (LLM, when configured). */
+  rankers: { reranker?: Reranker; llm?: Reranker };
   admin: { token: string | null; created: boolean; verify: (token: string) => boolean };
   /** The embedding model differs from the stored vectors' model: items must be re-embedded. */
   modelChanged: boolean;
@@ -72,6 +76,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
     queue,
     embedder,
     secretBox,
+    rankers: createRankers(config),
     admin,
     modelChanged: collection.modelChanged,
     async ready() {

@@ -21,7 +21,7 @@ describe('configuration', () => {
 
   it('requires a shared secret key when the database is a server', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/engram' })).toThrow(/ENGRAM_SECRET_KEY/);
-    expect(loadConfig({ DATABASE_URL: 'postgres://db/engram', ENGRAM_SECRET_KEY: 'x'.repeat(32), REDIS_URL: 'redis://r:6379' }).role).toBe('api');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/engram', ENGRAM_SECRET_KEY: 'x'.repeat(32), REDIS_URL: 'redis://r:6379', VECTOR_URL: 'qdrant://q:6333' }).role).toBe('api');
   });
 
   it('rejects an OpenAI embedder without a key, and an LLM URL without a key', () => {
@@ -29,9 +29,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ LLM_BASE_URL: 'http://llm:8000/v1' })).toThrow(/LLM_API_KEY/);
   });
 
-  it('rejects a separate worker without Redis and a pglite vector store apart from the database', () => {
+  it('rejects a separate worker without Redis, and embedded stores shared by separate processes', () => {
     expect(() => loadConfig({ ENGRAM_ROLE: 'worker' })).toThrow(/REDIS_URL/);
-    expect(() => loadConfig({ DATABASE_URL: 'pglite://./a', VECTOR_URL: 'pglite://./b' })).toThrow(/VECTOR_URL/);
+    const server = { DATABASE_URL: 'postgres://db/engram', ENGRAM_SECRET_KEY: 'x'.repeat(32), REDIS_URL: 'redis://r:6379' };
+    expect(() => loadConfig({ ...server, VECTOR_URL: 'pglite:///tmp/vectors' })).toThrow(/VECTOR_URL/);
+    expect(() => loadConfig({ REDIS_URL: 'redis://r:6379' })).toThrow(/VECTOR_URL/);
+    // One process (api + worker) may keep its vectors embedded next to a server database and BullMQ.
+    expect(loadConfig({ ...server, VECTOR_URL: 'pglite:///tmp/vectors', ENGRAM_ROLE: 'all' }).vectorUrl).toBe('pglite:///tmp/vectors');
   });
 
   it('names every bad variable in one error', () => {

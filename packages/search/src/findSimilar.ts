@@ -5,7 +5,7 @@ import { toItemFilter, toVectorFilter } from './filters.js';
 import { lexicalPath, DEFAULT_LEXICAL } from './paths/lexical.js';
 import type { StatsCache } from './paths/stats.js';
 import type { QueryEmbedder } from './service.js';
-import { lexemes } from './text/index.js';
+import { lexemes } from '@engram/text';
 
 /**
  * Weights of the find-similar score (documented in docs/api.md). Each factor is in [0, 1]:
@@ -16,7 +16,7 @@ import { lexemes } from './text/index.js';
  * - link: 1 when the related graph links them directly (a revert, a reference, a fix).
  * A duplicate (all factors ~1) scores >= 0.90, matching the spec's bands.
  */
-export const SIMILARITY_WEIGHTS = { vector: 0.4, entity: 0.15, title: 0.25, cluster: 0.05, link: 0.15 } as const;
+export const SIMILARITY_WEIGHTS = { vector: 0.45, entity: 0.15, title: 0.3, cluster: 0.05, link: 0.05 } as const;
 
 export class NotFoundError extends Error {
   constructor(readonly resource: string) {

@@ -1,4 +1,4 @@
-import { tokenize } from './text/index.js';
+import { lexemes } from '@engram/text';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
@@ -17,7 +17,7 @@ export function highlight(text: string, queryTerms: ReadonlySet<string>): string
     const start = m.index;
     out += escapeHtml(text.slice(last, start));
     const word = m[0];
-    const hit = tokenize(word).some((t) => queryTerms.has(t));
+    const hit = lexemes(word).some((t) => queryTerms.has(t));
     out += hit ? `<mark>${escapeHtml(word)}</mark>` : escapeHtml(word);
     last = start + word.length;
   }
@@ -32,7 +32,7 @@ export function focusSnippet(content: string, fallback: string, queryTerms: Read
   const text = content.replace(/\s+/g, ' ').trim();
   if (text.length <= width) return text || fallback;
   const hits: number[] = [];
-  for (const m of text.matchAll(WORD)) if (tokenize(m[0]).some((t) => queryTerms.has(t))) hits.push(m.index);
+  for (const m of text.matchAll(WORD)) if (lexemes(m[0]).some((t) => queryTerms.has(t))) hits.push(m.index);
   if (hits.length === 0) return fallback;
   let best = 0;
   let bestCount = 0;

@@ -4,7 +4,7 @@ export { DEFAULT_FUSION, PATH_NAMES, type FusionWeights, type PathName } from '.
 export { DEFAULT_LEXICAL, type LexicalParams } from './paths/lexical.js';
 export { escapeHtml, highlight } from './highlight.js';
 export type { Candidate, Reranker } from './rank/types.js';
-export * from './text/index.js';
+
 export * from './contents.js';
 export * from './related.js';
 export * from './proxy.js';

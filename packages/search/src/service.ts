@@ -14,7 +14,7 @@ import { createStatsCache } from './paths/stats.js';
 import { emptyPath, type PathResult } from './paths/types.js';
 import { vectorPath } from './paths/vector.js';
 import type { Candidate, Reranker } from './rank/types.js';
-import { lexemes } from './text/index.js';
+import { lexemes } from '@engram/text';
 import { findSimilar, type FindSimilarOutcome } from './findSimilar.js';
 import type { FindSimilarRequest, SourceEvent } from '@engram/contracts';
 

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import type { Runtime } from '@engram/runtime';
-import { errorMiddleware, notFound } from './http/errors.js';
+import { errorMiddleware, MALFORMED_BODY, notFound } from './http/errors.js';
 import { requestContext } from './http/context.js';
 import { adminRoutes } from './routes/admin.js';
 import { healthRoutes } from './routes/health.js';
@@ -23,7 +23,15 @@ export function createApp(runtime: Runtime, routes: AppRoutes = {}): express.Exp
   app.use(healthRoutes(runtime));
   if (routes.webhooks) app.use('/webhooks', express.raw({ type: () => true, limit: '25mb' }), routes.webhooks);
   app.use('/admin', express.json({ limit: '200mb' }), adminRoutes(runtime, routes.admin));
-  const json = express.json({ limit: '1mb', type: () => true });
+  const parse = express.json({ limit: '1mb', type: () => true });
+  const json: express.RequestHandler = (req, res, next) =>
+    parse(req, res, (err?: unknown) => {
+      const status = (err as { status?: number } | undefined)?.status;
+      if (err && status === 400) {
+        req.body = MALFORMED_BODY;
+        next();
+      } else next(err);
+    });
   for (const prefix of ['/v1', '/api/v1']) {
     for (const r of routes.api ?? []) app.use(prefix, json, r);
   }

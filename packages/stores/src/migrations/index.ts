@@ -1,5 +1,6 @@
 import type { Db } from '../db.js';
 import { m001Core } from './m001_core.js';
+import { m002ActorBots } from './m002_actor_bots.js';
 
 export interface Migration {
   id: string;
@@ -7,7 +8,10 @@ export interface Migration {
 }
 
 /** Append only: never edit a migration that has shipped; add the next one. */
-export const migrations: Migration[] = [{ id: '001_core', sql: m001Core }];
+export const migrations: Migration[] = [
+  { id: '001_core', sql: m001Core },
+  { id: '002_actor_bots', sql: m002ActorBots },
+];
 
 const LOCK_KEY = 724_001;
 

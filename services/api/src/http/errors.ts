@@ -31,8 +31,15 @@ export function validationError(error: z.ZodError): ApiError {
   return new ApiError(400, 'VALIDATION_ERROR', `invalid request parameters: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, { fields, issues });
 }
 
+/**
+ * Marks a body that failed to parse. The JSON parser runs before routes, but authentication must answer
+ * first (a malformed body without a key is 401, not 400), so the parse error is kept and raised here.
+ */
+export const MALFORMED_BODY: unique symbol = Symbol('malformed body');
+
 /** Parses a request body against a schema or throws the documented 400. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  if (body === MALFORMED_BODY) throw badRequest('(body)', 'malformed JSON', 'invalid request: malformed JSON body');
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw badRequest('(body)', 'the request body must be a JSON object', 'invalid request: the body must be a JSON object');
   }

@@ -1,7 +1,19 @@
+import { createSearchService } from '@engram/search';
 import type { Runtime } from '@engram/runtime';
 import type { AppRoutes } from '../app.js';
+import { adminConnectionRoutes } from './adminConnections.js';
+import { adminImportRoutes } from './adminImports.js';
+import { docsRoutes } from './docs.js';
+import { v1Routes } from './v1/index.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every router the api mounts. */
-export function allRoutes(_runtime: Runtime): AppRoutes {
-  return {};
+export function allRoutes(runtime: Runtime): AppRoutes {
+  const search = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder, ...runtime.rankers });
+  return {
+    api: v1Routes(runtime, { search }),
+    admin: [adminConnectionRoutes(runtime), adminImportRoutes(runtime)],
+    webhooks: runtime.config.webhooks ? webhookRoutes(runtime) : undefined,
+    docs: docsRoutes(),
+  };
 }

@@ -1,0 +1,3 @@
+// Test helpers of the indexer package; never exported from the production barrel.
+export { countingEmbedder, createHashEmbedder, type CountingEmbedder } from './hashEmbedder.js';
+export { createMemoryEmbeddingCache, type MemoryEmbeddingCache } from '../embeddings/testing.js';

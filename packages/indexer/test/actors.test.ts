@@ -1,0 +1,78 @@
+import { getActors, listActorIdentities, listItemActors, type Db } from '@engram/stores';
+import { testWorkspace } from '@engram/stores/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SourceEventInput } from '@engram/contracts';
+import { itemIdOf } from '../src/index.js';
+import { commit, linearIssue, openHarness, pullRequest, sha, stageAndIndex, type Harness } from './helpers.js';
+
+let h: Harness;
+let db: Db;
+beforeAll(async () => {
+  h = await openHarness();
+  db = h.db;
+});
+afterAll(async () => {
+  await h.db.close();
+});
+
+const idOf = (ws: string, e: SourceEventInput) => itemIdOf(ws, { type: e.type, source: e.source, externalId: e.externalId });
+const actorsOf = async (ws: string) =>
+  (await db.query<{ id: string; display_name: string; is_bot: boolean; item_count: number }>(
+    'SELECT id, display_name, is_bot, item_count FROM actors WHERE workspace_id = $1 ORDER BY display_name',
+    [ws],
+  )).rows;
+
+describe('actors', () => {
+  it('a GitHub login and a Linear user with the same e-mail are one actor', async () => {
+    const ws = await testWorkspace(db);
+    const pr = pullRequest(1, { actors: [{ role: 'author', provider: 'github', login: 'MonaL', email: 'mona@acme.dev' }] });
+    const issue = linearIssue('ENG-1', { actors: [{ role: 'creator', provider: 'linear', login: 'usr_9f2', name: 'Mona Lisa', email: 'Mona@acme.dev' }] });
+    const out = await stageAndIndex(h, ws, pr);
+    await stageAndIndex(h, ws, issue);
+    const actors = await actorsOf(ws);
+    expect(actors).toHaveLength(1);
+    expect(actors[0]).toMatchObject({ display_name: 'Mona Lisa', item_count: 2, is_bot: false });
+    expect(out.actorIds).toEqual([actors[0]!.id]);
+    expect((await listItemActors(db, idOf(ws, issue))).map((a) => a.role)).toEqual(['creator']);
+  });
+
+  it('a GitHub login and a Linear user with the same full name are one actor', async () => {
+    const ws = await testWorkspace(db);
+    await stageAndIndex(h, ws, pullRequest(2, { actors: [{ role: 'author', provider: 'github', login: 'jdoe', name: 'Jane Doe' }] }));
+    await stageAndIndex(h, ws, linearIssue('ENG-2', { actors: [{ role: 'assignee', provider: 'linear', login: 'usr_1', name: 'Jane  Doe' }] }));
+    expect(await actorsOf(ws)).toHaveLength(1);
+  });
+
+  it('merges two known actors when a later event proves they are one person', async () => {
+    const ws = await testWorkspace(db);
+    const pr = pullRequest(3, { actors: [{ role: 'author', provider: 'github', login: 'kim' }] });
+    const issue = linearIssue('ENG-3', { actors: [{ role: 'creator', provider: 'linear', login: 'usr_k', email: 'kim@acme.dev' }] });
+    await stageAndIndex(h, ws, pr);
+    await stageAndIndex(h, ws, issue);
+    expect(await actorsOf(ws)).toHaveLength(2);
+
+    const c = commit(sha('abc123'), { actors: [{ role: 'author', provider: 'github', login: 'kim', name: 'Kim Lee', email: 'kim@acme.dev' }] });
+    const out = await stageAndIndex(h, ws, c);
+    const actors = await actorsOf(ws);
+    expect(actors).toHaveLength(1);
+    expect(actors[0]).toMatchObject({ display_name: 'Kim Lee', item_count: 3 });
+    expect(out.actorIds).toEqual([actors[0]!.id]);
+    for (const item of [pr, issue, c]) expect((await listItemActors(db, idOf(ws, item))).map((a) => a.actorId)).toEqual([actors[0]!.id]);
+    expect((await listActorIdentities(db, actors[0]!.id)).map((i) => i.kind).sort()).toEqual(['email', 'login:github', 'login:linear', 'name']);
+  });
+
+  it('keeps bots as actors, flagged, and lists every actor name on the item', async () => {
+    const ws = await testWorkspace(db);
+    const pr = pullRequest(4, {
+      actors: [
+        { role: 'author', provider: 'github', login: 'renovate[bot]' },
+        { role: 'merger', provider: 'github', login: 'Octocat', name: 'The Octocat' },
+      ],
+    });
+    const out = await stageAndIndex(h, ws, pr);
+    const bots = (await getActors(db, out.actorIds)).filter((a) => a.isBot).map((a) => a.displayName);
+    expect(bots).toEqual(['renovate[bot]']);
+    const names = await db.query<{ actor_names: string[] }>('SELECT actor_names FROM items WHERE id = $1', [idOf(ws, pr)]);
+    expect(names.rows[0]?.actor_names).toEqual(['octocat', 'renovate[bot]', 'the octocat']);
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * Learning-to-rank features of a fused candidate for a query. A feature is computed from the
+ * candidate, the query and the candidate list it belongs to (its fused rank, its age relative to the
+ * newest candidate), so one call computes the features of the whole list.
+ *
+ * Bump FEATURE_VERSION whenever a feature is added, removed, reordered or computed differently: a
+ * model records the version it was trained on and refuses features of another version.
+ */
+import { tokenize } from '@engram/text';
+import type { Candidate } from './types.js';
+
+export const FEATURE_VERSION = 'ltr-features-v1';
+
+export const FEATURE_NAMES = [
+  'pathLexical',
+  'pathVector',
+  'pathEntity',
+  'pathCluster',
+  'pathActor',
+  'logBm25',
+  'logBm25Title',
+  'logBm25Body',
+  'logBm25Paths',
+  'titleCoverageSignal',
+  'idfCovered',
+  'cosine',
+  'logEntityMatches',
+  'logCommitsFolded',
+  'queryTitleCoverage',
+  'titleQueryPrecision',
+  'queryTitleJaccard',
+  'queryTitleBigrams',
+  'phraseInTitle',
+  'logQueryTerms',
+  'logTitleTerms',
+  'logBodyLength',
+  'typePullRequest',
+  'typeCommit',
+  'typeIssue',
+  'typeOther',
+  'isBot',
+  'isMergedPr',
+  'logRecencyDays',
+  'logDaysBehindNewest',
+  'fused',
+  'fusedShareOfBest',
+  'fusedGapToBest',
+  'logFusedRank',
+  'coverageTimesPr',
+  'fusedTimesCoverage',
+] as const;
+
+export type FeatureName = (typeof FEATURE_NAMES)[number];
+
+const log1p = (x: number): number => Math.log1p(Math.max(0, x));
+const DAY_MS = 86_400_000;
+
+/** Lower-cased words with punctuation collapsed, for the exact phrase test (no stemming). */
+const phraseForm = (text: string): string =>
+  ` ${text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()} `;
+
+/** The part of a release-note line after a `Area:` prefix (`TypeScript: Support x` -> `Support x`). */
+const withoutAreaPrefix = (query: string): string => query.replace(/^[^:]{1,40}:\s+/, '');
+
+function bigrams(tokens: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (let i = 1; i < tokens.length; i++) out.add(`${tokens[i - 1]} ${tokens[i]}`);
+  return out;
+}
+
+interface QueryView {
+  terms: Set<string>;
+  bigrams: Set<string>;
+  phrases: string[];
+  logTerms: number;
+}
+
+function viewQuery(query: string): QueryView {
+  const tokens = tokenize(query);
+  const phrases = [phraseForm(query), phraseForm(withoutAreaPrefix(query))].filter((p) => p.trim().split(' ').length >= 2);
+  return { terms: new Set(tokens), bigrams: bigrams(tokens), phrases, logTerms: log1p(new Set(tokens).size) };
+}
+
+function titleMatch(q: QueryView, title: string) {
+  const tokens = tokenize(title);
+  const terms = new Set(tokens);
+  let shared = 0;
+  for (const t of q.terms) if (terms.has(t)) shared++;
+  const titleBigrams = bigrams(tokens);
+  let sharedBigrams = 0;
+  for (const b of q.bigrams) if (titleBigrams.has(b)) sharedBigrams++;
+  const form = phraseForm(title);
+  const union = q.terms.size + terms.size - shared;
+  return {
+    coverage: q.terms.size === 0 ? 0 : shared / q.terms.size,
+    precision: terms.size === 0 ? 0 : shared / terms.size,
+    jaccard: union === 0 ? 0 : shared / union,
+    bigrams: q.bigrams.size === 0 ? 0 : sharedBigrams / q.bigrams.size,
+    phrase: q.phrases.some((p) => form.includes(p)) ? 1 : 0,
+    logTerms: log1p(terms.size),
+  };
+}
+
+/** Feature vectors (in FEATURE_NAMES order) of every candidate of one query's list. */
+export function computeFeatures(query: string, candidates: readonly Candidate[]): number[][] {
+  const q = viewQuery(query);
+  const best = candidates.reduce((m, c) => Math.max(m, c.fused), 0);
+  const newest = candidates.reduce((m, c) => Math.max(m, Date.parse(c.occurredAt) || 0), 0);
+  // Rank by fused score (ties by list position), 1-based.
+  const order = candidates.map((c, i) => ({ i, fused: c.fused })).sort((a, b) => b.fused - a.fused || a.i - b.i);
+  const rank = new Array<number>(candidates.length);
+  order.forEach((o, r) => (rank[o.i] = r + 1));
+
+  return candidates.map((c, i) => {
+    const s = (name: string): number => {
+      const v = c.signals[name];
+      return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+    };
+    const t = titleMatch(q, c.title);
+    const occurred = Date.parse(c.occurredAt) || newest;
+    const isPr = c.type === 'pull_request' ? 1 : 0;
+    const features: Record<FeatureName, number> = {
+      pathLexical: c.paths.lexical,
+      pathVector: c.paths.vector,
+      pathEntity: c.paths.entity,
+      pathCluster: c.paths.cluster,
+      pathActor: c.paths.actor,
+      logBm25: log1p(s('bm25')),
+      logBm25Title: log1p(s('bm25Title')),
+      logBm25Body: log1p(s('bm25Body')),
+      logBm25Paths: log1p(s('bm25Paths')),
+      titleCoverageSignal: s('titleCoverage'),
+      idfCovered: s('idfCovered'),
+      cosine: s('cosine'),
+      logEntityMatches: log1p(s('entityMatches')),
+      logCommitsFolded: log1p(s('commitsFolded')),
+      queryTitleCoverage: t.coverage,
+      titleQueryPrecision: t.precision,
+      queryTitleJaccard: t.jaccard,
+      queryTitleBigrams: t.bigrams,
+      phraseInTitle: t.phrase,
+      logQueryTerms: q.logTerms,
+      logTitleTerms: t.logTerms,
+      logBodyLength: log1p(s('bodyLength')),
+      typePullRequest: isPr,
+      typeCommit: c.type === 'commit' ? 1 : 0,
+      typeIssue: c.type === 'issue' ? 1 : 0,
+      typeOther: ['pull_request', 'commit', 'issue'].includes(c.type) ? 0 : 1,
+      isBot: s('isBot') > 0 ? 1 : 0,
+      isMergedPr: s('isMergedPr') > 0 ? 1 : 0,
+      logRecencyDays: log1p(s('recencyDays')),
+      logDaysBehindNewest: log1p((newest - occurred) / DAY_MS),
+      fused: c.fused,
+      fusedShareOfBest: best > 0 ? c.fused / best : 0,
+      fusedGapToBest: best - c.fused,
+      logFusedRank: Math.log(rank[i] ?? candidates.length),
+      coverageTimesPr: t.coverage * isPr,
+      fusedTimesCoverage: c.fused * t.coverage,
+    };
+    return FEATURE_NAMES.map((name) => features[name]);
+  });
+}

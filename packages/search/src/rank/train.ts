@@ -1,0 +1,165 @@
+/**
+ * Training the learned reranker from judged candidate lists: standardise, fit the linear RankNet,
+ * boost trees on top, then fit the Platt calibration on out-of-fold scores (scores the model gave
+ * to queries it was not trained on, so the probabilities are honest). Also k-fold cross-validation
+ * by query, for choosing hyperparameters.
+ */
+import { boost, type BoostingOptions } from './boosting.js';
+import { computeFeatures, FEATURE_NAMES, FEATURE_VERSION } from './features.js';
+import { rawScore, standardise, type LtrModel } from './ltrModel.js';
+import { trainPairwise, type PairwiseOptions, type QueryMatrix } from './pairwise.js';
+import type { Candidate } from './types.js';
+
+/** One judged query: its first-stage candidates and a relevance grade per candidate (0 = not relevant). */
+export interface TrainingQuery {
+  query: string;
+  candidates: Candidate[];
+  relevance: number[];
+}
+
+export interface TrainOptions extends PairwiseOptions, BoostingOptions {
+  /** Folds for the out-of-fold scores the calibration is fitted on (0 or 1: in-sample). */
+  calibrationFolds: number;
+  seed: number;
+}
+
+export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
+  l2: 0.01,
+  epochs: 300,
+  learningRate: 0.05,
+  trees: 40,
+  depth: 3,
+  minLeaf: 20,
+  shrinkage: 0.1,
+  leafL2: 1,
+  bins: 32,
+  calibrationFolds: 5,
+  seed: 1,
+};
+
+interface Prepared {
+  features: number[][][];
+  relevance: number[][];
+}
+
+const prepare = (queries: readonly TrainingQuery[]): Prepared => ({
+  features: queries.map((q) => computeFeatures(q.query, q.candidates)),
+  relevance: queries.map((q) => q.relevance.map((r) => Math.max(0, r))),
+});
+
+function meanAndScale(rows: readonly number[][], dimensions: number): { mean: number[]; scale: number[] } {
+  const mean = new Array<number>(dimensions).fill(0);
+  const scale = new Array<number>(dimensions).fill(0);
+  for (const x of rows) for (let j = 0; j < dimensions; j++) mean[j]! += x[j]! / rows.length;
+  for (const x of rows) for (let j = 0; j < dimensions; j++) scale[j]! += (x[j]! - mean[j]!) ** 2 / rows.length;
+  return { mean, scale: scale.map((v) => (v > 1e-12 ? Math.sqrt(v) : 1)) };
+}
+
+type Uncalibrated = Omit<LtrModel, 'calibration' | 'trainedOn'>;
+
+function fitRanker(data: Prepared, o: TrainOptions): Uncalibrated {
+  const dimensions = FEATURE_NAMES.length;
+  const { mean, scale } = meanAndScale(data.features.flat(), dimensions);
+  const matrices: QueryMatrix[] = data.features.map((xs, qi) => ({ z: xs.map((x) => standardise({ mean, scale }, x)), relevance: data.relevance[qi]! }));
+  const judged = matrices.filter((m) => m.relevance.some((r) => r > 0));
+  const linear = trainPairwise(judged, dimensions, o);
+  const start = judged.map((m) => m.z.map((z) => rawScore({ linear, trees: [] }, z)));
+  const trees = o.trees > 0 ? boost(judged, start, dimensions, o) : [];
+  return { featureVersion: FEATURE_VERSION, features: [...FEATURE_NAMES], mean, scale, linear, trees };
+}
+
+const scoresOf = (model: Uncalibrated, features: number[][]): number[] => features.map((x) => rawScore(model, standardise(model, x)));
+
+/** Logistic regression of the label (relevant or not) on the raw score: Newton steps, tiny ridge. */
+export function fitPlatt(scores: readonly number[], labels: readonly number[]): { a: number; b: number } {
+  let [a, b] = [1, 0];
+  const ridge = 1e-3;
+  for (let iter = 0; iter < 50; iter++) {
+    let [ga, gb, haa, hab, hbb] = [ridge * a, ridge * b, ridge, 0, ridge];
+    scores.forEach((s, i) => {
+      const p = 1 / (1 + Math.exp(-(a * s + b)));
+      const d = p - (labels[i]! > 0 ? 1 : 0);
+      const w = Math.max(p * (1 - p), 1e-9);
+      ga += d * s;
+      gb += d;
+      haa += w * s * s;
+      hab += w * s;
+      hbb += w;
+    });
+    const det = haa * hbb - hab * hab;
+    if (Math.abs(det) < 1e-12) break;
+    const da = (hbb * ga - hab * gb) / det;
+    const db = (haa * gb - hab * ga) / det;
+    a -= da;
+    b -= db;
+    if (Math.abs(da) + Math.abs(db) < 1e-9) break;
+  }
+  return { a, b };
+}
+
+/** A deterministic assignment of query i to one of k folds. */
+export function foldOf(i: number, k: number, seed: number): number {
+  let t = (Math.imul(i + 1, 0x9e3779b1) ^ Math.imul(seed, 0x85ebca6b)) >>> 0;
+  t = Math.imul(t ^ (t >>> 16), 0x7feb352d) >>> 0;
+  return (t ^ (t >>> 15)) % k;
+}
+
+function subset(data: Prepared, keep: (i: number) => boolean): Prepared {
+  const idx = data.features.map((_, i) => i).filter(keep);
+  return { features: idx.map((i) => data.features[i]!), relevance: idx.map((i) => data.relevance[i]!) };
+}
+
+/** Raw scores each query gets from a model trained without its fold. */
+function outOfFoldScores(data: Prepared, o: TrainOptions, k: number): number[][] {
+  const out: number[][] = data.features.map(() => []);
+  for (let f = 0; f < k; f++) {
+    const model = fitRanker(subset(data, (i) => foldOf(i, k, o.seed) !== f), o);
+    data.features.forEach((xs, i) => {
+      if (foldOf(i, k, o.seed) === f) out[i] = scoresOf(model, xs);
+    });
+  }
+  return out;
+}
+
+export function trainReranker(queries: readonly TrainingQuery[], options: Partial<TrainOptions> = {}): LtrModel {
+  const o = { ...DEFAULT_TRAIN_OPTIONS, ...options };
+  const data = prepare(queries);
+  if (!data.relevance.some((r) => r.some((x) => x > 0))) throw new Error('trainReranker needs at least one query with a relevant candidate');
+  const model = fitRanker(data, o);
+  const calibrationScores = o.calibrationFolds > 1 ? outOfFoldScores(data, o, o.calibrationFolds) : data.features.map((xs) => scoresOf(model, xs));
+  const calibration = fitPlatt(calibrationScores.flat(), data.relevance.flat());
+  return { ...model, calibration };
+}
+
+/** nDCG@k of one list ordered by `scores`, ideal from the list's own judgements (linear gains). */
+export function listNdcg(scores: readonly number[], relevance: readonly number[], k = 10): number {
+  const dcg = (gains: number[]): number => gains.slice(0, k).reduce((sum, g, r) => sum + g / Math.log2(r + 2), 0);
+  const ideal = dcg([...relevance].sort((a, b) => b - a));
+  if (ideal === 0) return 0;
+  const order = scores.map((s, i) => ({ s, i })).sort((a, b) => b.s - a.s || a.i - b.i);
+  return dcg(order.map((o) => relevance[o.i]!)) / ideal;
+}
+
+export interface CrossValidation {
+  folds: number;
+  /** Mean list nDCG@10 of the fused order and of the reranked order over queries with a relevant candidate. */
+  fusedNdcg10: number;
+  rerankedNdcg10: number;
+  /** Per query (in input order), reranked out of fold; NaN for queries with no relevant candidate. */
+  perQuery: number[];
+}
+
+export function crossValidate(queries: readonly TrainingQuery[], options: Partial<TrainOptions> = {}, folds = 5): CrossValidation {
+  const o = { ...DEFAULT_TRAIN_OPTIONS, ...options };
+  const data = prepare(queries);
+  const oof = outOfFoldScores(data, o, folds);
+  const judged = queries.map((_, i) => i).filter((i) => data.relevance[i]!.some((r) => r > 0));
+  const mean = (xs: number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+  const perQuery = queries.map((q, i) => (judged.includes(i) ? listNdcg(oof[i]!, data.relevance[i]!) : Number.NaN));
+  return {
+    folds,
+    fusedNdcg10: mean(judged.map((i) => listNdcg(queries[i]!.candidates.map((c) => c.fused), data.relevance[i]!))),
+    rerankedNdcg10: mean(judged.map((i) => perQuery[i]!)),
+    perQuery,
+  };
+}

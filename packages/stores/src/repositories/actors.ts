@@ -1,0 +1,119 @@
+import type { Queryable } from '../db.js';
+
+/** One way a provider names a person: `login:<provider>`, `email` or `name` (normalised value). */
+export interface ActorIdentity {
+  kind: string;
+  value: string;
+}
+
+export interface ActorRow {
+  id: string;
+  workspaceId: string;
+  displayName: string;
+  isBot: boolean;
+  itemCount: number;
+}
+
+const identityId = (i: ActorIdentity): string => `${i.kind}\u0000${i.value}`;
+
+/** Actor id of each identity already known in the workspace, keyed `kind\0value`. */
+export async function findActorsByIdentities(db: Queryable, workspaceId: string, identities: readonly ActorIdentity[]): Promise<Map<string, string>> {
+  if (identities.length === 0) return new Map();
+  const res = await db.query<{ kind: string; value: string; actor_id: string }>(
+    `SELECT a.kind, a.value, a.actor_id FROM actor_identities a
+     JOIN unnest($2::text[], $3::text[]) AS i(kind, value) ON i.kind = a.kind AND i.value = a.value
+     WHERE a.workspace_id = $1`,
+    [workspaceId, identities.map((i) => i.kind), identities.map((i) => i.value)],
+  );
+  return new Map(res.rows.map((r) => [identityId(r), r.actor_id]));
+}
+
+export async function insertActor(tx: Queryable, actor: { id: string; workspaceId: string; displayName: string; isBot: boolean }): Promise<void> {
+  await tx.query('INSERT INTO actors (id, workspace_id, display_name, is_bot) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [
+    actor.id,
+    actor.workspaceId,
+    actor.displayName,
+    actor.isBot,
+  ]);
+}
+
+/** Records identities for an actor; an identity that already names someone keeps its actor (merge first). */
+export async function addActorIdentities(tx: Queryable, workspaceId: string, actorId: string, identities: readonly ActorIdentity[]): Promise<void> {
+  if (identities.length === 0) return;
+  await tx.query(
+    `INSERT INTO actor_identities (workspace_id, kind, value, actor_id)
+     SELECT $1, i.kind, i.value, $2 FROM unnest($3::text[], $4::text[]) AS i(kind, value) ON CONFLICT DO NOTHING`,
+    [workspaceId, actorId, identities.map((i) => i.kind), identities.map((i) => i.value)],
+  );
+}
+
+/** Folds `mergedIds` into `survivorId`: identities and item roles move, the merged actors are deleted. */
+export async function mergeActors(tx: Queryable, survivorId: string, mergedIds: readonly string[]): Promise<void> {
+  const merged = mergedIds.filter((id) => id !== survivorId);
+  if (merged.length === 0) return;
+  await tx.query('UPDATE actor_identities SET actor_id = $1 WHERE actor_id = ANY($2::text[])', [survivorId, merged]);
+  await tx.query(
+    `INSERT INTO item_actors (item_id, actor_id, workspace_id, role)
+     SELECT item_id, $1, workspace_id, role FROM item_actors WHERE actor_id = ANY($2::text[]) ON CONFLICT DO NOTHING`,
+    [survivorId, merged],
+  );
+  await tx.query('UPDATE actors SET is_bot = is_bot OR EXISTS (SELECT 1 FROM actors m WHERE m.id = ANY($2::text[]) AND m.is_bot) WHERE id = $1', [survivorId, merged]);
+  await tx.query('DELETE FROM actors WHERE id = ANY($1::text[])', [merged]);
+}
+
+export async function getActors(db: Queryable, ids: readonly string[]): Promise<ActorRow[]> {
+  if (ids.length === 0) return [];
+  const res = await db.query<{ id: string; workspace_id: string; display_name: string; is_bot: boolean; item_count: number }>(
+    'SELECT id, workspace_id, display_name, is_bot, item_count FROM actors WHERE id = ANY($1::text[]) ORDER BY id',
+    [[...new Set(ids)]],
+  );
+  return res.rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id, displayName: r.display_name, isBot: r.is_bot, itemCount: Number(r.item_count) }));
+}
+
+export async function listActorIdentities(db: Queryable, actorId: string): Promise<ActorIdentity[]> {
+  const res = await db.query<ActorIdentity>('SELECT kind, value FROM actor_identities WHERE actor_id = $1 ORDER BY kind, value', [actorId]);
+  return res.rows;
+}
+
+export async function updateActor(tx: Queryable, actorId: string, change: { displayName?: string; isBot?: boolean }): Promise<void> {
+  await tx.query('UPDATE actors SET display_name = COALESCE($2, display_name), is_bot = is_bot OR $3, updated_at = now() WHERE id = $1', [
+    actorId,
+    change.displayName ?? null,
+    change.isBot ?? false,
+  ]);
+}
+
+/** Replaces an item's actor roles. Returns the actors it had before (their counts change too). */
+export async function replaceItemActors(
+  tx: Queryable,
+  input: { workspaceId: string; itemId: string; roles: readonly { actorId: string; role: string }[] },
+): Promise<string[]> {
+  const before = await tx.query<{ actor_id: string }>('DELETE FROM item_actors WHERE item_id = $1 RETURNING actor_id', [input.itemId]);
+  if (input.roles.length > 0) {
+    await tx.query(
+      `INSERT INTO item_actors (item_id, actor_id, workspace_id, role)
+       SELECT $1, r.actor_id, $2, r.role FROM unnest($3::text[], $4::text[]) AS r(actor_id, role) ON CONFLICT DO NOTHING`,
+      [input.itemId, input.workspaceId, input.roles.map((r) => r.actorId), input.roles.map((r) => r.role)],
+    );
+  }
+  return [...new Set(before.rows.map((r) => r.actor_id))];
+}
+
+/** Recounts the distinct items of these actors. */
+export async function refreshActorItemCounts(tx: Queryable, actorIds: readonly string[]): Promise<void> {
+  if (actorIds.length === 0) return;
+  await tx.query(
+    `UPDATE actors a SET item_count = (SELECT count(DISTINCT item_id) FROM item_actors ia WHERE ia.actor_id = a.id), updated_at = now()
+     WHERE a.id = ANY($1::text[])`,
+    [[...new Set(actorIds)].sort()],
+  );
+}
+
+/** Actors of an item with their roles. */
+export async function listItemActors(db: Queryable, itemId: string): Promise<{ actorId: string; role: string; displayName: string }[]> {
+  const res = await db.query<{ actor_id: string; role: string; display_name: string }>(
+    'SELECT ia.actor_id, ia.role, a.display_name FROM item_actors ia JOIN actors a ON a.id = ia.actor_id WHERE ia.item_id = $1 ORDER BY ia.role, a.display_name',
+    [itemId],
+  );
+  return res.rows.map((r) => ({ actorId: r.actor_id, role: r.role, displayName: r.display_name }));
+}

@@ -1,0 +1,132 @@
+import type { Queryable } from '../db.js';
+
+/** What the indexer compares before touching an item: freshness, content and embedding hashes, indexed terms. */
+export interface ItemState {
+  id: string;
+  contentHash: string;
+  embeddingHash: string | null;
+  sourceUpdatedAt: string;
+  /** Distinct lexemes of the stored search vector (what the lexicon counted for this item). */
+  terms: string[];
+}
+
+export interface ItemRow {
+  id: string;
+  workspaceId: string;
+  connectionId: string | null;
+  source: string;
+  type: string;
+  externalId: string;
+  url: string;
+  title: string | null;
+  content: string;
+  snippet: string;
+  container: string | null;
+  state: string | null;
+  labels: string[];
+  files: string[];
+  actorNames: string[];
+  metadata: Record<string, unknown>;
+  occurredAt: string;
+  sourceUpdatedAt: string;
+  contentHash: string;
+}
+
+/** Pre-tokenised fields (tokens joined by spaces) for the weighted lexical index. */
+export interface LexicalFields {
+  /** Weight A. */
+  title: string;
+  /** Weight B. */
+  body: string;
+  /** Weight C: file paths and labels. */
+  other: string;
+  /** Number of tokens over all fields (BM25 document length). */
+  length: number;
+}
+
+/** Serialises concurrent indexing of one item until the end of the transaction. */
+export async function lockItem(tx: Queryable, itemId: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`engram:item:${itemId}`]);
+}
+
+export async function getItemState(db: Queryable, itemId: string): Promise<ItemState | null> {
+  const res = await db.query<{ id: string; content_hash: string; embedding_hash: string | null; source_updated_at: Date | string; terms: string[] | null }>(
+    `SELECT id, content_hash, embedding_hash, source_updated_at,
+            CASE WHEN search_vector IS NULL THEN '{}'::text[] ELSE tsvector_to_array(search_vector) END AS terms
+     FROM items WHERE id = $1`,
+    [itemId],
+  );
+  const r = res.rows[0];
+  if (!r) return null;
+  return { id: r.id, contentHash: r.content_hash, embeddingHash: r.embedding_hash, sourceUpdatedAt: new Date(r.source_updated_at).toISOString(), terms: r.terms ?? [] };
+}
+
+/**
+ * Inserts or replaces an item and its weighted lexical index (`simple` config: the tokens are already
+ * normalised, Postgres only splits on spaces). Keeps `embedding_hash`: that changes only once vectors are
+ * stored. Returns the item's distinct indexed terms.
+ */
+export async function upsertItem(tx: Queryable, item: ItemRow, lexical: LexicalFields): Promise<string[]> {
+  const res = await tx.query<{ terms: string[] }>(
+    `INSERT INTO items (id, workspace_id, connection_id, source, type, external_id, url, title, content, snippet, container, state,
+       labels, files, actor_names, metadata, occurred_at, source_updated_at, content_hash, search_vector, lexical_length, indexed_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+       setweight(to_tsvector('simple', $20), 'A') || setweight(to_tsvector('simple', $21), 'B') || setweight(to_tsvector('simple', $22), 'C'),
+       $23, now())
+     ON CONFLICT (id) DO UPDATE SET connection_id = EXCLUDED.connection_id, type = EXCLUDED.type, url = EXCLUDED.url,
+       title = EXCLUDED.title, content = EXCLUDED.content, snippet = EXCLUDED.snippet, container = EXCLUDED.container,
+       state = EXCLUDED.state, labels = EXCLUDED.labels, files = EXCLUDED.files, actor_names = EXCLUDED.actor_names,
+       metadata = EXCLUDED.metadata, occurred_at = EXCLUDED.occurred_at, source_updated_at = EXCLUDED.source_updated_at,
+       content_hash = EXCLUDED.content_hash, search_vector = EXCLUDED.search_vector, lexical_length = EXCLUDED.lexical_length,
+       indexed_at = now()
+     RETURNING tsvector_to_array(search_vector) AS terms`,
+    [
+      item.id, item.workspaceId, item.connectionId, item.source, item.type, item.externalId, item.url, item.title, item.content,
+      item.snippet, item.container, item.state, item.labels, item.files, item.actorNames, JSON.stringify(item.metadata),
+      item.occurredAt, item.sourceUpdatedAt, item.contentHash, lexical.title, lexical.body, lexical.other, lexical.length,
+    ],
+  );
+  return res.rows[0]?.terms ?? [];
+}
+
+export async function setEmbeddingHash(db: Queryable, itemId: string, hash: string): Promise<void> {
+  await db.query('UPDATE items SET embedding_hash = $2 WHERE id = $1', [itemId, hash]);
+}
+
+/** The fields an embedding and its vector filter are built from. */
+export interface EmbeddableItem {
+  id: string;
+  workspaceId: string;
+  source: string;
+  type: string;
+  title: string | null;
+  content: string;
+  files: string[];
+  occurredAt: string;
+  actorNames: string[];
+  embeddingHash: string | null;
+}
+
+/** A page of a workspace's items in id order (keyset pagination: pass the last id seen). */
+export async function listEmbeddableItems(db: Queryable, workspaceId: string, afterId: string | null, limit: number): Promise<EmbeddableItem[]> {
+  const res = await db.query<{
+    id: string; workspace_id: string; source: string; type: string; title: string | null; content: string; files: string[];
+    occurred_at: Date | string; actor_names: string[]; embedding_hash: string | null;
+  }>(
+    `SELECT id, workspace_id, source, type, title, content, files, occurred_at, actor_names, embedding_hash FROM items
+     WHERE workspace_id = $1 AND ($2::text IS NULL OR id > $2) ORDER BY id LIMIT $3`,
+    [workspaceId, afterId, limit],
+  );
+  return res.rows.map((r) => ({
+    id: r.id,
+    workspaceId: r.workspace_id,
+    source: r.source,
+    type: r.type,
+    title: r.title,
+    content: r.content,
+    files: r.files,
+    occurredAt: new Date(r.occurred_at).toISOString(),
+    actorNames: r.actor_names,
+    embeddingHash: r.embedding_hash,
+  }));
+}

@@ -1,0 +1,67 @@
+import type { Queryable } from '../db.js';
+
+/** `relation` of an item's own identity keys in `item_refs` (references carry a RefRelation). */
+export const IDENTITY_RELATION = 'key';
+
+export interface ItemRefRow {
+  key: string;
+  /** `key` for identity keys, else the reference's relation. */
+  relation: string;
+  confidence: number;
+}
+
+/** A key held or referenced by another item, with that item's type and time. */
+export interface KeyMatch {
+  itemId: string;
+  itemType: string;
+  occurredAt: string;
+  key: string;
+  relation: string;
+  confidence: number;
+}
+
+/** Replaces every identity key and reference of an item. */
+export async function replaceItemRefs(tx: Queryable, input: { workspaceId: string; itemId: string; refs: readonly ItemRefRow[] }): Promise<void> {
+  await tx.query('DELETE FROM item_refs WHERE item_id = $1', [input.itemId]);
+  if (input.refs.length === 0) return;
+  await tx.query(
+    `INSERT INTO item_refs (workspace_id, item_id, key, relation, confidence)
+     SELECT $1, $2, r.key, r.relation, r.confidence FROM unnest($3::text[], $4::text[], $5::real[]) AS r(key, relation, confidence)
+     ON CONFLICT (item_id, key, relation) DO UPDATE SET confidence = GREATEST(item_refs.confidence, EXCLUDED.confidence)`,
+    [input.workspaceId, input.itemId, input.refs.map((r) => r.key), input.refs.map((r) => r.relation), input.refs.map((r) => r.confidence)],
+  );
+}
+
+export async function listItemRefs(db: Queryable, itemId: string): Promise<ItemRefRow[]> {
+  const res = await db.query<{ key: string; relation: string; confidence: number }>(
+    'SELECT key, relation, confidence FROM item_refs WHERE item_id = $1 ORDER BY key, relation',
+    [itemId],
+  );
+  return res.rows.map((r) => ({ key: r.key, relation: r.relation, confidence: Number(r.confidence) }));
+}
+
+/**
+ * Rows of other items on these keys. `relations` picks identity keys (`[IDENTITY_RELATION]`),
+ * references of some relations, or (null) every reference but identity keys.
+ */
+export async function findKeyMatches(
+  db: Queryable,
+  input: { workspaceId: string; keys: readonly string[]; relations: readonly string[] | null; excludeItemId: string },
+): Promise<KeyMatch[]> {
+  if (input.keys.length === 0) return [];
+  const res = await db.query<{ item_id: string; type: string; occurred_at: Date | string; key: string; relation: string; confidence: number }>(
+    `SELECT r.item_id, i.type, i.occurred_at, r.key, r.relation, r.confidence
+     FROM item_refs r JOIN items i ON i.id = r.item_id
+     WHERE r.workspace_id = $1 AND r.key = ANY($2::text[]) AND r.item_id <> $3
+       AND (CASE WHEN $4::text[] IS NULL THEN r.relation <> $5 ELSE r.relation = ANY($4::text[]) END)`,
+    [input.workspaceId, [...new Set(input.keys)], input.excludeItemId, input.relations, IDENTITY_RELATION],
+  );
+  return res.rows.map((r) => ({
+    itemId: r.item_id,
+    itemType: r.type,
+    occurredAt: new Date(r.occurred_at).toISOString(),
+    key: r.key,
+    relation: r.relation,
+    confidence: Number(r.confidence),
+  }));
+}

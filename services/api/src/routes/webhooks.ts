@@ -1,0 +1,30 @@
+/**
+ * `POST /webhooks/github|linear|vercel`, mounted with a raw body parser (signatures are over bytes).
+ * GitHub deliveries find their connection by the payload's repository; Linear and Vercel ones by
+ * `?connection=<id>` (the `webhookPath` a created connection reports) or, without it, by whichever
+ * connection's webhook secret verifies the signature. Bad or missing signature: 401, nothing stored.
+ */
+import { Router } from 'express';
+import { receiveWebhook, type WebhookProvider } from '@engram/connectors';
+import type { Runtime } from '@engram/runtime';
+import { route } from '../http/context.js';
+
+const PROVIDERS: readonly WebhookProvider[] = ['github', 'linear', 'vercel'];
+
+export function webhookRoutes(runtime: Runtime): Router {
+  const router = Router();
+  const deps = { db: runtime.db, queue: runtime.queue, secretBox: runtime.secretBox, logger: runtime.logger };
+  for (const provider of PROVIDERS) {
+    router.post(
+      `/${provider}`,
+      route(async (req, res) => {
+        const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        const connectionId = typeof req.query.connection === 'string' ? req.query.connection : undefined;
+        const answer = await receiveWebhook(deps, { provider, rawBody, headers: req.headers, ...(connectionId ? { connectionId } : {}) });
+        if (answer.status !== 200) req.log.warn({ provider, status: answer.status }, 'webhook rejected');
+        res.status(answer.status).json(answer.body);
+      }),
+    );
+  }
+  return router;
+}
