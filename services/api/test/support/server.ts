@@ -25,7 +25,8 @@ export interface Backend {
 
 /**
  * Configurations the conformance suites run against: embedded (PGlite, in-process queue) always; the
- * distributed one (server Postgres + BullMQ) when DATABASE_URL and REDIS_URL name servers.
+ * distributed one (server Postgres + BullMQ; vectors on VECTOR_URL, else embedded) when DATABASE_URL and
+ * REDIS_URL name servers.
  */
 export function backends(): Backend[] {
   const list: Backend[] = [{ name: 'embedded', env: { DATABASE_URL: 'pglite://memory' } }];
@@ -39,7 +40,10 @@ export function backends(): Backend[] {
         REDIS_URL: redis,
         ENGRAM_SECRET_KEY: process.env.ENGRAM_SECRET_KEY ?? 'conformance-secret-key-0123456789',
         ENGRAM_QUEUE_PREFIX: `engram-conformance-${process.pid}`,
-        ...(process.env.VECTOR_URL ? { VECTOR_URL: process.env.VECTOR_URL } : {}),
+        // This machine's PostgreSQL has no pgvector: vectors stay embedded unless VECTOR_URL names a
+        // pgvector or Qdrant server (as in the compose deployment). One process runs api and worker.
+        VECTOR_URL: process.env.VECTOR_URL ?? 'pglite://memory',
+        ENGRAM_ROLE: 'all',
       },
     });
   } else if (process.env.CI === 'true') throw new Error('CI=true but DATABASE_URL/REDIS_URL are not set: the distributed conformance suite must run in CI');
