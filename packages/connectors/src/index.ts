@@ -1,0 +1,7 @@
+export type * from './types.js';
+export * from './github/index.js';
+export * from './linear/index.js';
+export * from './vercel/index.js';
+export { connectorFor, CONNECTION_CONFIG_KEYS, type ConnectorFactory, type ConnectorSource } from './registry.js';
+export * from './sync/index.js';
+export * from './import/index.js';

@@ -1,0 +1,27 @@
+/** The sync engine's job handler and start-up work, wired to a runtime (registered by `startJobs`). */
+import { resumeSyncs, runSyncPage, scheduleAllIncrementalSyncs, type SyncDeps } from '@engram/connectors';
+import { jobCatalog, type JobHandlers } from '@engram/queue';
+import type { Runtime } from './runtime.js';
+
+export const syncDeps = (runtime: Runtime): SyncDeps => ({ db: runtime.db, queue: runtime.queue, secretBox: runtime.secretBox, logger: runtime.logger });
+
+/** `sync.page`: one page of one walk (or, for stream `*`, the scheduled incremental tick). */
+export function syncHandlers(runtime: Runtime): JobHandlers {
+  const deps = syncDeps(runtime);
+  return {
+    'sync.page': async (payload, ctx) => {
+      await runSyncPage(deps, payload, { attempt: ctx.attempt, maxAttempts: jobCatalog['sync.page'].attempts, signal: ctx.signal });
+    },
+  };
+}
+
+/** Re-enqueues the current page of every walk a crash or restart interrupted. */
+export async function recoverSyncs(runtime: Runtime): Promise<void> {
+  const resumed = await resumeSyncs(runtime);
+  if (resumed) runtime.logger.info({ walks: resumed }, 'resumed interrupted syncs');
+}
+
+/** One incremental tick per connection every `SYNC_INTERVAL_MS` (BullMQ job scheduler; a timer in memory). */
+export async function scheduleIncrementalSyncs(runtime: Runtime): Promise<void> {
+  await scheduleAllIncrementalSyncs(runtime, runtime.config.syncIntervalMs);
+}

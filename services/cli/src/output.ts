@@ -1,0 +1,39 @@
+/** One JSON object on stdout with `--json`; readable lines otherwise. Errors: stderr and a non-zero exit. */
+import { CliError } from './client.js';
+
+export interface Output {
+  json: boolean;
+  /** The command's result: the JSON object, or the human lines. */
+  result(value: object, human: () => string): void;
+  /** Progress and notes for people (stderr, never with --json). */
+  note(line: string): void;
+}
+
+export function createOutput(json: boolean): Output {
+  return {
+    json,
+    result(value, human) {
+      process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+    },
+    note(line) {
+      if (!json) process.stderr.write(`${line}\n`);
+    },
+  };
+}
+
+export function reportError(err: unknown, json: boolean): void {
+  const e = err instanceof CliError ? err : new CliError(err instanceof Error ? err.message : String(err));
+  process.stderr.write(`engram: ${e.message}\n`);
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code: e.code, message: e.message, status: e.status, data: e.data } })}\n`);
+  process.exitCode = 1;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds)) return '?';
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
