@@ -1,0 +1,138 @@
+import { newId, type Db, type Queryable } from '@engram/stores';
+import { centroidsFor, invalidateCentroids, nearestCluster, putCluster, type WorkspaceCentroids } from './centroidCache.js';
+import { compareAndJoin, insertSeed, lockCluster, readItemState, upsertMember, writeCluster } from './clusterRows.js';
+import { cosineToCentroid, DEFAULT_FEATURE_SPACE, norm, shiftMean, topicFeature, type FeatureSpace, type TopicalEntity } from './features.js';
+import { itemLabels } from './labels.js';
+
+export interface AssignOptions {
+  /**
+   * Blended cosine (see features.ts) an item needs with a centroid to join it; below it the item
+   * seeds a new cluster. Tuned on the prettier dataset (bench/results/clusters.md).
+   */
+  threshold?: number;
+  /** A member moves only when another centroid is closer than its own by more than this. */
+  moveMargin?: number;
+  space?: FeatureSpace;
+  /** Longest time the in-memory centroids are trusted without a reload. */
+  cacheTtlMs?: number;
+}
+
+export const DEFAULT_ASSIGN_THRESHOLD = 0.6;
+const DEFAULT_MOVE_MARGIN = 0.05;
+const DEFAULT_CACHE_TTL_MS = 60_000;
+const MAX_ATTEMPTS = 4;
+
+export interface AssignInput {
+  workspaceId: string;
+  itemId: string;
+  /** The item's text embedding (chunk 0). */
+  vector: readonly number[];
+  /** Topical entities; read from `entity_mentions` when absent, so call this after entities are written. */
+  entities?: TopicalEntity[];
+  options?: AssignOptions;
+}
+
+export interface Assignment {
+  clusterId: string;
+  created: boolean;
+}
+
+/**
+ * Puts an item in the nearest topic cluster, or seeds a new one. Idempotent: an item already in a
+ * cluster stays unless another centroid is clearly closer, and is never counted twice. Concurrent
+ * writers are safe: each write is a compare-and-set, retried on a fresh read when it loses.
+ */
+export async function assignCluster(db: Db, input: AssignInput): Promise<Assignment> {
+  const options = input.options ?? {};
+  const space = options.space ?? DEFAULT_FEATURE_SPACE;
+  const dimensions = input.vector.length + space.entityDimensions;
+  const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
+  for (let attempt = 1; ; attempt++) {
+    let cache = await centroidsFor(db, input.workspaceId, dimensions, ttl);
+    const state = await readItemState(db, input.workspaceId, input.itemId, cache.itemCount);
+    cache = await centroidsFor(db, input.workspaceId, dimensions, ttl, state.clusterCount);
+    const feature = topicFeature(input.vector, input.entities ?? state.entities, space);
+    const done = await place(db, cache, input, options, feature, state.currentClusterId, state.title, input.entities ?? state.entities);
+    if (done) return done;
+    // Lost a race with another writer: forget the cache and read again.
+    invalidateCentroids(db, input.workspaceId);
+    if (attempt >= MAX_ATTEMPTS) throw new Error(`assignCluster: item ${input.itemId} lost ${attempt} races for its cluster`);
+  }
+}
+
+async function place(
+  db: Db,
+  cache: WorkspaceCentroids,
+  input: AssignInput,
+  options: AssignOptions,
+  feature: Float32Array,
+  currentId: string | null,
+  title: string,
+  entities: TopicalEntity[],
+): Promise<Assignment | null> {
+  const { workspaceId, itemId } = input;
+  const threshold = options.threshold ?? DEFAULT_ASSIGN_THRESHOLD;
+  if (currentId !== null) {
+    const own = cache.clusters.get(currentId);
+    const best = nearestCluster(cache, feature, currentId);
+    const ownSimilarity = own ? cosineToCentroid(feature, own.centroid, own.norm) : Number.NEGATIVE_INFINITY;
+    const moves = own !== undefined && best !== null && best.similarity >= threshold && best.similarity > ownSimilarity + (options.moveMargin ?? DEFAULT_MOVE_MARGIN);
+    if (!moves) return { clusterId: currentId, created: false };
+    return (await move(db, cache, workspaceId, itemId, currentId, best.id, feature)) ? { clusterId: best.id, created: false } : null;
+  }
+  const best = nearestCluster(cache, feature);
+  if (best !== null && best.similarity >= threshold) {
+    const target = cache.clusters.get(best.id)!;
+    const centroid = shiftMean(target.centroid, target.count, feature, 1);
+    const outcome = await compareAndJoin(db, {
+      workspaceId, itemId, clusterId: target.id, version: target.version, centroid, count: target.count + 1,
+      similarity: cosineToCentroid(feature, centroid, norm(centroid)),
+    });
+    if (outcome.kind === 'stale') return null;
+    putCluster(cache, target.id, centroid, target.count + 1, outcome.version);
+    // A concurrent delivery of the same item won: take back the share just added, then re-read.
+    if (outcome.kind === 'already_member') await db.transaction((tx) => leave(tx, cache, target.id, feature));
+    return outcome.kind === 'joined' ? { clusterId: target.id, created: false } : null;
+  }
+  const clusterId = newId('clu');
+  const version = await insertSeed(db, { workspaceId, itemId, clusterId, centroid: feature, labels: itemLabels(title, entities) });
+  if (version === null) return null;
+  putCluster(cache, clusterId, feature, 1, version);
+  return { clusterId, created: true };
+}
+
+/** Moves a member under row locks: joins the new cluster, then takes its share out of the old one. */
+async function move(db: Db, cache: WorkspaceCentroids, workspaceId: string, itemId: string, fromId: string, toId: string, feature: Float32Array): Promise<boolean> {
+  const applied: (() => void)[] = [];
+  const moved = await db.transaction(async (tx) => {
+    const target = await lockCluster(tx, toId);
+    if (target === null) return false;
+    const centroid = shiftMean(target.centroid, target.count, feature, 1);
+    const version = await writeCluster(tx, toId, centroid, target.count + 1);
+    await upsertMember(tx, workspaceId, itemId, toId, cosineToCentroid(feature, centroid, norm(centroid)));
+    applied.push(() => putCluster(cache, toId, centroid, target.count + 1, version));
+    applied.push(await leave(tx, cache, fromId, feature, true));
+    return true;
+  });
+  if (moved) applied.forEach((apply) => apply());
+  return moved;
+}
+
+/**
+ * Takes one member's share out of a cluster; the last member leaving drops it. Returns the cache
+ * update to apply after commit (applied at once unless `deferred`).
+ */
+async function leave(tx: Queryable, cache: WorkspaceCentroids, clusterId: string, feature: Float32Array, deferred = false): Promise<() => void> {
+  const locked = await lockCluster(tx, clusterId);
+  let apply = (): void => undefined;
+  if (locked !== null && locked.count <= 1) {
+    await tx.query('DELETE FROM clusters WHERE id = $1', [clusterId]);
+    apply = () => putCluster(cache, clusterId, locked.centroid, 0, '');
+  } else if (locked !== null) {
+    const centroid = shiftMean(locked.centroid, locked.count, feature, -1);
+    const version = await writeCluster(tx, clusterId, centroid, locked.count - 1);
+    apply = () => putCluster(cache, clusterId, centroid, locked.count - 1, version);
+  }
+  if (!deferred) apply();
+  return apply;
+}

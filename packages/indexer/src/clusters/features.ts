@@ -1,0 +1,107 @@
+/**
+ * The space topics are clustered in: an item's text embedding blended with a hashed bag of its
+ * topical entities (path areas, languages, packages, labels, keywords). Both parts are unit length
+ * and scaled so that the cosine of two features is `textWeight * cos(text) + (1 - textWeight) *
+ * cos(entities)`: two PRs touching `src/language-css` with `css` files lean together even when their
+ * titles are worded differently, and two dependency bumps share `package.json`-free signals such as
+ * the package and the `dependencies` label.
+ */
+
+/** Entity categories that say what an item is about (not who or which reference). */
+export const TOPICAL_CATEGORIES = ['path', 'language', 'package', 'label', 'keyword'] as const;
+export type TopicalCategory = (typeof TOPICAL_CATEGORIES)[number];
+
+const CATEGORY_WEIGHT: Readonly<Record<TopicalCategory, number>> = {
+  path: 1,
+  language: 1,
+  package: 1,
+  label: 0.7,
+  keyword: 0.6,
+};
+
+export interface TopicalEntity {
+  category: TopicalCategory;
+  key: string;
+  confidence: number;
+  /** Inverse document frequency of the entity in the workspace (generic areas weigh little). */
+  idf: number;
+  /** Items of the workspace that mention it; one that only this item mentions cannot bring it closer to any other. */
+  itemCount: number;
+}
+
+export interface FeatureSpace {
+  /** Share of the text embedding in the blended cosine, in [0, 1]. */
+  textWeight: number;
+  /** Buckets of the hashed entity part. */
+  entityDimensions: number;
+}
+
+export const DEFAULT_FEATURE_SPACE: FeatureSpace = { textWeight: 0.5, entityDimensions: 256 };
+
+/** FNV-1a: a stable, fast string hash for the entity buckets. */
+function bucket(text: string, size: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % size;
+}
+
+export const inverseDocumentFrequency = (itemCount: number, documentFrequency: number): number =>
+  Math.max(0, Math.log((itemCount + 1) / (documentFrequency + 1)));
+
+/** The blended feature of one item. An item without topical entities is placed by its text alone. */
+export function topicFeature(vector: readonly number[], entities: readonly TopicalEntity[], space: FeatureSpace = DEFAULT_FEATURE_SPACE): Float32Array {
+  const out = new Float32Array(vector.length + space.entityDimensions);
+  const hashed = new Float32Array(space.entityDimensions);
+  for (const entity of entities) {
+    if (entity.itemCount <= 1) continue;
+    hashed[bucket(`${entity.category}:${entity.key}`, space.entityDimensions)]! += CATEGORY_WEIGHT[entity.category] * entity.confidence * entity.idf;
+  }
+  const entityNorm = norm(hashed);
+  const textScale = Math.sqrt(entityNorm === 0 ? 1 : space.textWeight) / (norm(vector) || 1);
+  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] ?? 0) * textScale;
+  if (entityNorm > 0) {
+    const entityScale = Math.sqrt(1 - space.textWeight) / entityNorm;
+    for (let i = 0; i < hashed.length; i++) out[vector.length + i] = hashed[i]! * entityScale;
+  }
+  return out;
+}
+
+export function norm(v: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += (v[i] ?? 0) ** 2;
+  return Math.sqrt(sum);
+}
+
+export function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let sum = 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
+
+/** Cosine of a unit feature with a centroid whose norm is known. */
+export const cosineToCentroid = (feature: Float32Array, centroid: Float32Array, centroidNorm: number): number =>
+  centroidNorm === 0 ? 0 : dot(feature, centroid) / centroidNorm;
+
+/** Mean of features (not normalised: its norm measures how coherent the members are). */
+export function meanOf(features: readonly Float32Array[], dimensions: number): Float32Array {
+  const out = new Float32Array(dimensions);
+  for (const f of features) for (let i = 0; i < dimensions; i++) out[i]! += f[i] ?? 0;
+  if (features.length > 0) for (let i = 0; i < dimensions; i++) out[i]! /= features.length;
+  return out;
+}
+
+/** Running mean after adding (`sign` 1) or removing (`sign` -1) one member; `count` is before the change. */
+export function shiftMean(mean: ArrayLike<number>, count: number, feature: Float32Array, sign: 1 | -1): Float32Array {
+  const next = count + sign;
+  const out = new Float32Array(feature.length);
+  if (next <= 0) return out;
+  for (let i = 0; i < feature.length; i++) out[i] = ((mean[i] ?? 0) * count + sign * feature[i]!) / next;
+  return out;
+}
+
+/** Centroids are stored as JSON arrays rounded to 5 decimals (about 7 KB for 768 dimensions). */
+export const centroidToJson = (centroid: Float32Array): string => JSON.stringify(Array.from(centroid, (x) => Math.round(x * 1e5) / 1e5));

@@ -1,0 +1,117 @@
+import { dot, meanOf, norm } from './features.js';
+
+/**
+ * The in-memory half of the re-cluster job: merging clusters whose centroids are close and splitting
+ * incoherent ones by 2-means. Features are unit vectors, so a cluster's coherence (the mean cosine of
+ * its members to their centroid) is simply the norm of their mean.
+ */
+export interface Member {
+  itemId: string;
+  feature: Float32Array;
+}
+
+export interface Group {
+  /** Kept from the database; null for a part split off in this run. */
+  id: string | null;
+  members: Member[];
+  /** Ids of clusters merged into this one. */
+  absorbed: string[];
+}
+
+export interface PartitionOptions {
+  /** Centroid cosine at or above which two clusters merge. */
+  mergeThreshold: number;
+  /** Clusters at least this big whose coherence is below `splitCoherence` are split in two. */
+  minSplitSize: number;
+  splitCoherence: number;
+  /** A split is kept only when the parts' coherence beats the whole's by this much. */
+  splitGain: number;
+}
+
+export const coherence = (members: readonly Member[], dimensions: number): number => norm(meanOf(members.map((m) => m.feature), dimensions));
+
+/** Greedy merge, closest pair first; a pair merges only if the merged-so-far centroids are still close. */
+export function mergeClose(groups: Group[], dimensions: number, threshold: number): { groups: Group[]; merged: number } {
+  const n = groups.length;
+  const units = new Float32Array(n * dimensions);
+  const sums = groups.map((g) => {
+    const sum = new Float32Array(dimensions);
+    for (const m of g.members) for (let i = 0; i < dimensions; i++) sum[i]! += m.feature[i] ?? 0;
+    return sum;
+  });
+  sums.forEach((sum, g) => {
+    const length = norm(sum) || 1;
+    for (let i = 0; i < dimensions; i++) units[g * dimensions + i] = sum[i]! / length;
+  });
+  const pairs: { a: number; b: number; similarity: number }[] = [];
+  for (let a = 0; a < n; a++) {
+    const offsetA = a * dimensions;
+    for (let b = a + 1; b < n; b++) {
+      const offsetB = b * dimensions;
+      let similarity = 0;
+      for (let i = 0; i < dimensions; i++) similarity += units[offsetA + i]! * units[offsetB + i]!;
+      if (similarity >= threshold) pairs.push({ a, b, similarity });
+    }
+  }
+  pairs.sort((x, y) => y.similarity - x.similarity);
+  const root = groups.map((_, i) => i);
+  const find = (i: number): number => (root[i] === i ? i : (root[i] = find(root[i]!)));
+  let merged = 0;
+  for (const { a, b } of pairs) {
+    const ra = find(a);
+    const rb = find(b);
+    if (ra === rb) continue;
+    const sa = sums[ra]!;
+    const sb = sums[rb]!;
+    if (dot(sa, sb) / ((norm(sa) || 1) * (norm(sb) || 1)) < threshold) continue;
+    // The bigger cluster keeps its id, so search results and links stay stable.
+    const [keep, gone] = groups[ra]!.members.length >= groups[rb]!.members.length ? [ra, rb] : [rb, ra];
+    root[gone] = keep;
+    for (let i = 0; i < dimensions; i++) sums[keep]![i]! += sums[gone]![i]!;
+    const winner = groups[keep]!;
+    const loser = groups[gone]!;
+    winner.members.push(...loser.members);
+    if (loser.id !== null) winner.absorbed.push(loser.id);
+    winner.absorbed.push(...loser.absorbed);
+    merged++;
+  }
+  return { groups: groups.filter((_, i) => find(i) === i), merged };
+}
+
+/** Two-means seeded with the member farthest from the centroid and the member farthest from that one. */
+export function bisect(members: readonly Member[], dimensions: number, iterations = 8): [Member[], Member[]] | null {
+  const centroid = meanOf(members.map((m) => m.feature), dimensions);
+  const farthest = (from: Float32Array): Member => members.reduce((worst, m) => (dot(m.feature, from) < dot(worst.feature, from) ? m : worst));
+  let a: Float32Array = farthest(centroid).feature;
+  let b: Float32Array = farthest(a).feature;
+  let parts: [Member[], Member[]] = [[], []];
+  for (let round = 0; round < iterations; round++) {
+    parts = [[], []];
+    for (const m of members) (dot(m.feature, a) >= dot(m.feature, b) ? parts[0] : parts[1]).push(m);
+    if (parts[0].length === 0 || parts[1].length === 0) return null;
+    a = meanOf(parts[0].map((m) => m.feature), dimensions);
+    b = meanOf(parts[1].map((m) => m.feature), dimensions);
+  }
+  return parts;
+}
+
+/** Splits incoherent clusters, recursively, while the split makes the parts clearly more coherent. */
+export function splitIncoherent(groups: Group[], dimensions: number, options: PartitionOptions): { groups: Group[]; split: number } {
+  const out: Group[] = [];
+  const queue = [...groups];
+  let split = 0;
+  while (queue.length > 0) {
+    const group = queue.pop()!;
+    const whole = coherence(group.members, dimensions);
+    const parts = group.members.length >= options.minSplitSize && whole < options.splitCoherence ? bisect(group.members, dimensions) : null;
+    const weighted = parts ? (coherence(parts[0], dimensions) * parts[0].length + coherence(parts[1], dimensions) * parts[1].length) / group.members.length : 0;
+    if (!parts || Math.min(parts[0].length, parts[1].length) < 2 || weighted < whole + options.splitGain) {
+      out.push(group);
+      continue;
+    }
+    const [big, small] = parts[0].length >= parts[1].length ? parts : [parts[1], parts[0]];
+    queue.push({ id: group.id, members: big, absorbed: group.absorbed }, { id: null, members: small, absorbed: [] });
+    split++;
+  }
+  return { groups: out, split };
+}

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgVectorStore, type Db, type VectorStore } from '@engram/stores';
+import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
+import { assignCluster, recluster } from '../src/clusters/index.js';
+import { insertFixtureItem, type FixtureItem } from '../src/clusters/testing.js';
+
+const DIMENSIONS = 32;
+
+/** A deterministic unit vector near `topic` (0..n): the same topic gives cosines around 0.98. */
+function vectorFor(topic: number, jitter: number): number[] {
+  const v = Array.from({ length: DIMENSIONS }, (_, i) => (i === topic ? 1 : 0) + 0.03 * Math.sin((jitter + 1) * (i + 1) * 1.7));
+  const length = Math.hypot(...v);
+  return v.map((x) => x / length);
+}
+
+const CSS_FIXES: FixtureItem[] = [
+  { externalId: 'pr:1', type: 'pull_request', title: 'Fix formatting of CSS custom properties', files: ['src/language-css/printer-postcss.js', 'tests/format/css/custom-properties/jsfmt.spec.js'] },
+  { externalId: 'pr:2', type: 'pull_request', title: 'Keep comments inside CSS selectors', files: ['src/language-css/parser-postcss.js', 'tests/format/css/comments/selectors.css'] },
+  { externalId: 'pr:3', type: 'pull_request', title: 'Fix CSS grid template areas indentation', files: ['src/language-css/printer-postcss.js', 'tests/format/css/grid/grid.css'] },
+  { externalId: 'pr:4', type: 'pull_request', title: 'Preserve empty lines in SCSS maps', files: ['src/language-css/printer-postcss.js', 'tests/format/scss/map/maps.scss'] },
+];
+const BUMPS: FixtureItem[] = [
+  { externalId: 'pr:11', type: 'pull_request', title: 'Update dependency @babel/parser to v7.26.3', files: ['package.json', 'yarn.lock'], labels: ['dependencies'] },
+  { externalId: 'pr:12', type: 'pull_request', title: 'Update dependency postcss-less to v6.0.1', files: ['package.json', 'yarn.lock'], labels: ['dependencies'] },
+  { externalId: 'pr:13', type: 'pull_request', title: 'Update dependency typescript to v5.7.2', files: ['package.json', 'yarn.lock'], labels: ['dependencies'] },
+  { externalId: 'pr:14', type: 'pull_request', title: 'Update dependency eslint to v9.16.0', files: ['package.json', 'yarn.lock'], labels: ['dependencies'] },
+];
+// A series of the same bump: near-identical text and the same files, package and label.
+const OXC_BUMPS: FixtureItem[] = ['0.98.0', '0.110.0', '0.118.0', '0.128.0'].map((version, i) => ({
+  externalId: `pr:2${i}`, type: 'pull_request', title: `Update dependency oxc-parser to v${version}`, files: ['package.json', 'yarn.lock'], labels: ['dependencies'],
+}));
+
+let db: Db;
+let vectors: VectorStore;
+
+beforeAll(async () => {
+  db = await openTestDatabase('pglite://memory');
+  vectors = await createPgVectorStore(db);
+  await vectors.ensureCollection({ model: 'test-clusters', dimensions: DIMENSIONS });
+});
+afterAll(async () => db.close());
+
+async function load(workspaceId: string, items: FixtureItem[], topic: number): Promise<{ id: string; vector: number[] }[]> {
+  const out: { id: string; vector: number[] }[] = [];
+  for (const [i, item] of items.entries()) {
+    const id = await insertFixtureItem(db, workspaceId, { ...item, actors: [{ login: 'alice', role: 'author' }] });
+    const vector = vectorFor(topic, i);
+    await vectors.upsert([{ id, itemId: id, workspaceId, vector, source: 'github', type: item.type, occurredAt: new Date().toISOString(), actorNames: [] }]);
+    out.push({ id, vector });
+  }
+  return out;
+}
+
+const clustersOf = async (workspaceId: string) =>
+  (await db.query<{ id: string; member_count: number; keywords: string[]; topic: string; summary: string }>(
+    'SELECT id, member_count, keywords, topic, summary FROM clusters WHERE workspace_id = $1 ORDER BY member_count DESC', [workspaceId])).rows;
+const memberCount = async (clusterId: string) =>
+  (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM cluster_members WHERE cluster_id = $1', [clusterId])).rows[0]?.n;
+
+describe('assignCluster', () => {
+  it('puts near-identical items in one cluster and seeds another for an unrelated one', async () => {
+    const ws = await testWorkspace(db);
+    const css = await load(ws, CSS_FIXES, 0);
+    const [bump] = await load(ws, BUMPS.slice(0, 1), 9);
+    const results = [];
+    for (const item of css) results.push(await assignCluster(db, { workspaceId: ws, itemId: item.id, vector: item.vector }));
+    const unrelated = await assignCluster(db, { workspaceId: ws, itemId: bump!.id, vector: bump!.vector });
+
+    expect(results.map((r) => r.created)).toEqual([true, false, false, false]);
+    expect(new Set(results.map((r) => r.clusterId)).size).toBe(1);
+    expect(unrelated.created).toBe(true);
+    expect(unrelated.clusterId).not.toBe(results[0]!.clusterId);
+    const clusters = await clustersOf(ws);
+    expect(clusters.map((c) => c.member_count)).toEqual([4, 1]);
+    // A seeded cluster is labelled from its first member until the next recluster.
+    expect(clusters[1]!.topic).toContain('babel/parser');
+  });
+
+  it('is idempotent: re-assigning keeps the cluster and never counts an item twice', async () => {
+    const ws = await testWorkspace(db);
+    const css = await load(ws, CSS_FIXES, 0);
+    const first = [];
+    for (const item of css) first.push(await assignCluster(db, { workspaceId: ws, itemId: item.id, vector: item.vector }));
+    for (const item of css) {
+      const again = await assignCluster(db, { workspaceId: ws, itemId: item.id, vector: item.vector });
+      expect(again).toEqual({ clusterId: first[0]!.clusterId, created: false });
+    }
+    // Two deliveries of a new item racing each other still add it once.
+    const [late] = await load(ws, [{ externalId: 'pr:5', type: 'pull_request', title: 'Fix CSS comment at end of rule', files: ['src/language-css/printer-postcss.js'] }], 0);
+    await Promise.all([1, 2, 3].map(() => assignCluster(db, { workspaceId: ws, itemId: late!.id, vector: late!.vector })));
+    const [cluster] = await clustersOf(ws);
+    expect(cluster!.member_count).toBe(5);
+    expect(await memberCount(cluster!.id)).toBe(5);
+  });
+
+  it('moves a re-embedded item only when another cluster is clearly closer, keeping both counts right', async () => {
+    const ws = await testWorkspace(db);
+    const css = await load(ws, CSS_FIXES, 0);
+    const bumps = await load(ws, OXC_BUMPS, 3);
+    for (const item of [...css, ...bumps]) await assignCluster(db, { workspaceId: ws, itemId: item.id, vector: item.vector });
+    const [cssCluster, bumpCluster] = [(await assignCluster(db, { workspaceId: ws, itemId: css[0]!.id, vector: css[0]!.vector })).clusterId,
+      (await assignCluster(db, { workspaceId: ws, itemId: bumps[0]!.id, vector: bumps[0]!.vector })).clusterId];
+    expect(cssCluster).not.toBe(bumpCluster);
+
+    // The item's content changed: its new text reads like the bumps and it no longer has its CSS entities.
+    const moved = await assignCluster(db, { workspaceId: ws, itemId: css[3]!.id, vector: vectorFor(3, 7), entities: [] });
+    expect(moved).toEqual({ clusterId: bumpCluster, created: false });
+    const counts = Object.fromEntries((await clustersOf(ws)).map((c) => [c.id, c.member_count]));
+    expect(counts).toEqual({ [cssCluster]: 3, [bumpCluster]: 5 });
+    expect(await memberCount(cssCluster)).toBe(3);
+    expect(await memberCount(bumpCluster)).toBe(5);
+  });
+});
+
+describe('recluster', () => {
+  it('merges clusters whose centroids are close', async () => {
+    const ws = await testWorkspace(db);
+    const bumps = await load(ws, OXC_BUMPS, 3);
+    // A threshold above any cosine here makes every item seed its own cluster.
+    for (const item of bumps) await assignCluster(db, { workspaceId: ws, itemId: item.id, vector: item.vector, options: { threshold: 1.01 } });
+    expect(await clustersOf(ws)).toHaveLength(4);
+
+    const result = await recluster(db, vectors, ws);
+    expect(result).toMatchObject({ clusters: 1, merged: 3 });
+    const [cluster] = await clustersOf(ws);
+    expect(cluster!.member_count).toBe(4);
+    expect(await memberCount(cluster!.id)).toBe(4);
+    expect(cluster!.keywords).toContain('oxc-parser');
+    // The centroid cache was invalidated: the next bump joins the merged cluster.
+    const [late] = await load(ws, [{ ...OXC_BUMPS[0]!, externalId: 'pr:30', title: 'Update dependency oxc-parser to v0.135.0' }], 3);
+    expect(await assignCluster(db, { workspaceId: ws, itemId: late!.id, vector: late!.vector })).toEqual({ clusterId: cluster!.id, created: false });
+  });
+
+  it('splits an incoherent cluster and labels each part from its members', async () => {
+    const ws = await testWorkspace(db);
+    const css = await load(ws, CSS_FIXES, 0);
+    const bumps = await load(ws, BUMPS, 9);
+    // A threshold below any cosine puts CSS fixes and dependency bumps in one cluster.
+    for (const item of [...css, ...bumps]) await assignCluster(db, { workspaceId: ws, itemId: item.id, vector: item.vector, options: { threshold: -1 } });
+    expect((await clustersOf(ws)).map((c) => c.member_count)).toEqual([8]);
+
+    const result = await recluster(db, vectors, ws);
+    expect(result).toMatchObject({ clusters: 2, split: 1 });
+    const clusters = await clustersOf(ws);
+    expect(clusters.map((c) => c.member_count)).toEqual([4, 4]);
+    const byMember = await db.query<{ cluster_id: string; title: string }>(
+      'SELECT m.cluster_id, i.title FROM cluster_members m JOIN items i ON i.id = m.item_id WHERE m.workspace_id = $1', [ws]);
+    const cssCluster = byMember.rows.find((r) => r.title.includes('CSS custom properties'))!.cluster_id;
+    const bumpCluster = byMember.rows.find((r) => r.title.includes('@babel/parser'))!.cluster_id;
+    expect(cssCluster).not.toBe(bumpCluster);
+    const css_ = clusters.find((c) => c.id === cssCluster)!;
+    const bump_ = clusters.find((c) => c.id === bumpCluster)!;
+    expect(css_.keywords).toContain('src/language-css');
+    expect(css_.keywords).toContain('css');
+    expect(bump_.keywords).toContain('dependencies');
+    expect(bump_.keywords).not.toContain('src/language-css');
+    expect(css_.summary).not.toBe('');
+  });
+
+  it('writes the summary with the given summarizer', async () => {
+    const ws = await testWorkspace(db);
+    const css = await load(ws, CSS_FIXES, 0);
+    for (const item of css) await assignCluster(db, { workspaceId: ws, itemId: item.id, vector: item.vector });
+    const seen: string[][] = [];
+    await recluster(db, vectors, ws, { summarize: async (titles) => (seen.push(titles), `Summary of ${titles.length} CSS fixes`) });
+    expect(seen[0]).toHaveLength(4);
+    expect((await clustersOf(ws))[0]!.summary).toBe('Summary of 4 CSS fixes');
+  });
+});

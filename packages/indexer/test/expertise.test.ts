@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '@engram/stores';
+import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
+import { refreshExpertise } from '../src/actors/expertise.js';
+import { actorIdOf, insertFixtureItem, type FixtureItem } from '../src/clusters/testing.js';
+
+let db: Db;
+beforeAll(async () => {
+  db = await openTestDatabase('pglite://memory');
+});
+afterAll(async () => db.close());
+
+const actor = async (workspaceId: string, login: string) =>
+  (await db.query<{ expertise: { domain: string; score: number }[]; expertise_domains: string[]; item_count: number }>(
+    'SELECT expertise, expertise_domains, item_count FROM actors WHERE id = $1', [actorIdOf(workspaceId, login)])).rows[0]!;
+
+const pr = (n: number, title: string, files: string[], actors: FixtureItem['actors'], labels: string[] = []): FixtureItem => ({
+  externalId: `pr:${n}`, type: 'pull_request', title, files, actors, labels,
+});
+
+describe('refreshExpertise', () => {
+  it('names what each person works on, weighted against the workspace, and skips bots', async () => {
+    const ws = await testWorkspace(db);
+    const carol = [{ login: 'carol', role: 'author' as const }, { login: 'dave', role: 'reviewer' as const }];
+    const dave = [{ login: 'dave', role: 'author' as const }];
+    const items = [
+      pr(1, 'Fix formatting of CSS custom properties', ['src/language-css/printer-postcss.js', 'tests/format/css/custom-properties/props.css', 'package.json'], carol),
+      pr(2, 'Keep comments inside CSS selectors', ['src/language-css/parser-postcss.js', 'tests/format/css/comments/selectors.css', 'package.json'], carol),
+      pr(3, 'Fix SCSS map indentation', ['src/language-css/printer-postcss.js', 'tests/format/scss/map/maps.scss', 'package.json'], carol),
+      pr(4, 'Fix markdown list numbering', ['src/language-markdown/printer-markdown.js', 'tests/format/markdown/list/numbering.md', 'package.json'], dave),
+      pr(5, 'Preserve markdown footnote definitions', ['src/language-markdown/parser-markdown.js', 'tests/format/markdown/footnote/def.md', 'package.json'], dave),
+      pr(6, 'Update dependency postcss to v8.4.49', ['package.json', 'yarn.lock'], [{ login: 'renovate[bot]', role: 'author' }], ['dependencies']),
+      pr(7, 'Update dependency remark-parse to v7.0.2', ['package.json', 'yarn.lock'], [{ login: 'renovate[bot]', role: 'author' }], ['dependencies']),
+    ];
+    for (const item of items) await insertFixtureItem(db, ws, item);
+
+    expect(await refreshExpertise(db, ws)).toBe(3);
+
+    const c = await actor(ws, 'carol');
+    expect(c.item_count).toBe(3);
+    expect(c.expertise_domains.length).toBeGreaterThan(0);
+    expect(c.expertise_domains.slice(0, 3).some((d) => /css/.test(d))).toBe(true);
+    // Areas everybody touches are not anybody's expertise.
+    expect(c.expertise_domains[0]).not.toMatch(/^tests\/format$/);
+    expect(c.expertise_domains).not.toContain('markdown');
+
+    const d = await actor(ws, 'dave');
+    expect(d.item_count).toBe(5);
+    expect(d.expertise_domains.slice(0, 3).some((x) => /markdown/.test(x))).toBe(true);
+    // Reviewing CSS counts, but less than authoring markdown.
+    const score = (domain: string) => d.expertise.find((e) => e.domain === domain)?.score ?? 0;
+    expect(score('markdown')).toBeGreaterThan(score('css'));
+
+    const bot = await actor(ws, 'renovate[bot]');
+    expect(bot).toMatchObject({ expertise: [], expertise_domains: [], item_count: 2 });
+  });
+
+  it('is never empty for someone who authored something, and refreshes only the actors asked for', async () => {
+    const ws = await testWorkspace(db);
+    await insertFixtureItem(db, ws, { externalId: 'commit:abc', type: 'commit', title: 'Playground performance', actors: [{ login: 'erin', role: 'author' }] });
+    await insertFixtureItem(db, ws, pr(8, 'Fix CSS comments', ['src/language-css/printer-postcss.js'], [{ login: 'frank', role: 'author' }]));
+
+    expect(await refreshExpertise(db, ws, [actorIdOf(ws, 'erin')])).toBe(1);
+    expect((await actor(ws, 'erin')).expertise_domains).toContain('playground');
+    expect((await actor(ws, 'frank')).expertise_domains).toEqual([]);
+  });
+});
