@@ -17,7 +17,7 @@ export const jobCatalog = {
   /** Fetch one page of a connection's stream, stage its events, enqueue indexing, checkpoint the cursor. */
   'sync.page': { payload: SyncPagePayload, attempts: 10, backoff: { type: 'exponential', delayMs: 2_000 }, timeoutMs: 15 * 60_000, concurrency: 2 },
   /** Index one staged source event (entities, embedding, refs, edges, cluster, actors). */
-  'index.event': { payload: IndexItemPayload, attempts: 6, backoff: { type: 'exponential', delayMs: 1_000 }, timeoutMs: 5 * 60_000, concurrency: 4 },
+  'index.event': { payload: IndexItemPayload, attempts: 6, backoff: { type: 'exponential', delayMs: 1_000 }, timeoutMs: 5 * 60_000, concurrency: 8 },
   /** Stage an uploaded export file's events. */
   'import.stage': { payload: ImportPayload, attempts: 3, backoff: { type: 'exponential', delayMs: 1_000 }, timeoutMs: 30 * 60_000, concurrency: 1 },
   /** Periodic re-cluster: merges close clusters, splits loose ones, refreshes topics and keywords. */

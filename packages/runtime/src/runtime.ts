@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import type { EmbeddingProvider } from '@engram/indexer/embeddings';
-import { createOfflineEmbedder, createOpenAIEmbedder, withEmbeddingCache } from '@engram/indexer/embeddings';
+import { createCoalescingEmbedder, createOfflineEmbedder, createOpenAIEmbedder, withEmbeddingCache } from '@engram/indexer/embeddings';
 import { openQueue, type JobQueue } from '@engram/queue';
 import {
   createEmbeddingCacheStore,
@@ -50,7 +50,8 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
     (config.embedding.provider === 'openai'
       ? createOpenAIEmbedder({ apiKey: config.embedding.apiKey, baseURL: config.embedding.baseURL, model: config.embedding.model, dimensions: config.embedding.dimensions })
       : await createOfflineEmbedder({ threads: config.embedding.threads }));
-  const embedder = withEmbeddingCache(baseEmbedder, createEmbeddingCacheStore(db));
+  // Cache hits never reach the model; misses from concurrent index jobs share batches.
+  const embedder = withEmbeddingCache(createCoalescingEmbedder(baseEmbedder), createEmbeddingCacheStore(db));
   const collection = await vectors.ensureCollection({ model: embedder.model, dimensions: embedder.dimensions });
   if (collection.modelChanged) logger.warn({ previous: collection.previous, model: embedder.model }, 'embedding model changed: every item will be re-embedded');
   const queue = openQueue(config.redisUrl, {
