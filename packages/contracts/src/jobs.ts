@@ -23,6 +23,3 @@ export type ReclusterPayload = z.infer<typeof ReclusterPayload>;
 
 export const ExpertisePayload = z.object({ workspaceId: z.string(), actorIds: z.array(z.string()).optional() });
 export type ExpertisePayload = z.infer<typeof ExpertisePayload>;
-
-export const ImportPayload = z.object({ workspaceId: z.string(), importId: z.string() });
-export type ImportPayload = z.infer<typeof ImportPayload>;

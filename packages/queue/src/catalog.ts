@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ExpertisePayload, ImportPayload, IndexItemPayload, ReclusterPayload, SyncPagePayload } from '@engram/contracts';
+import { ExpertisePayload, IndexItemPayload, ReclusterPayload, SyncPagePayload } from '@engram/contracts';
 
 export interface JobSpec<S extends z.ZodType = z.ZodType> {
   payload: S;
@@ -18,8 +18,6 @@ export const jobCatalog = {
   'sync.page': { payload: SyncPagePayload, attempts: 10, backoff: { type: 'exponential', delayMs: 2_000 }, timeoutMs: 15 * 60_000, concurrency: 2 },
   /** Index one staged source event (entities, embedding, refs, edges, cluster, actors). */
   'index.event': { payload: IndexItemPayload, attempts: 6, backoff: { type: 'exponential', delayMs: 1_000 }, timeoutMs: 5 * 60_000, concurrency: 8 },
-  /** Stage an uploaded export file's events. */
-  'import.stage': { payload: ImportPayload, attempts: 3, backoff: { type: 'exponential', delayMs: 1_000 }, timeoutMs: 30 * 60_000, concurrency: 1 },
   /** Periodic re-cluster: merges close clusters, splits loose ones, refreshes topics and keywords. */
   'cluster.recluster': { payload: ReclusterPayload, attempts: 3, backoff: { type: 'exponential', delayMs: 5_000 }, timeoutMs: 30 * 60_000, concurrency: 1 },
   /** Recompute actors' expertise domains. */
