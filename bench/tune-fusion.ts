@@ -13,6 +13,7 @@ import { SearchRequest } from '../packages/contracts/src/index.js';
 import { createLogger, createRuntime, loadConfig } from '../packages/runtime/src/index.js';
 import { DEFAULT_FUSION, fuse, recencyScore, type FusionWeights } from '../packages/search/src/fusion.js';
 import { createSearchService } from '../packages/search/src/service.js';
+import { DEFAULT_LEXICAL, type LexicalParams } from '../packages/search/src/paths/lexical.js';
 import type { Candidate } from '../packages/search/src/rank/types.js';
 import { listWorkspaces } from '../packages/stores/src/index.js';
 import { datasetIdFromUrl, loadDataset, pullRequestsByCommit, splitQueries } from './eval/dataset.js';
@@ -23,8 +24,26 @@ const { values: args } = parseArgs({
     data: { type: 'string', default: '../shared/data/github-prettier' },
     index: { type: 'string' },
     workspace: { type: 'string' },
+    /** BM25F variant to gather candidates with (defaults: DEFAULT_LEXICAL). */
+    k1: { type: 'string' },
+    b: { type: 'string' },
+    title: { type: 'string' },
+    body: { type: 'string' },
+    paths: { type: 'string' },
   },
 });
+const lexical: LexicalParams = {
+  ...DEFAULT_LEXICAL,
+  k1: Number(args.k1 ?? DEFAULT_LEXICAL.k1),
+  b: Number(args.b ?? DEFAULT_LEXICAL.b),
+  fieldWeights: {
+    ...DEFAULT_LEXICAL.fieldWeights,
+    A: Number(args.title ?? DEFAULT_LEXICAL.fieldWeights.A),
+    B: Number(args.body ?? DEFAULT_LEXICAL.fieldWeights.B),
+    C: Number(args.paths ?? DEFAULT_LEXICAL.fieldWeights.C),
+  },
+};
+console.log(`lexical ${JSON.stringify(lexical)}`);
 if (!args.index) throw new Error('--index <data dir of an Engram instance holding the dataset> is required');
 
 const dataset = await loadDataset(resolve(args.data));
@@ -32,7 +51,7 @@ const byCommit = pullRequestsByCommit(dataset.corpus, dataset.links);
 const dev = splitQueries(dataset.queries, 'dev');
 const runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: resolve(args.index), LOG_LEVEL: 'warn' }), createLogger({ level: 'warn' }));
 const workspaceId = args.workspace ?? (await listWorkspaces(runtime.db))[0]!.id;
-const service = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder });
+const service = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder, lexical });
 
 interface Row {
   judgement: Judgement;

@@ -3,3 +3,4 @@ export * from './logger.js';
 export * from './runtime.js';
 export * from './secrets.js';
 export * from './jobs.js';
+export * from './process.js';

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { ConfigError, createLogger, createRuntime, loadConfig, startJobs } from '@engram/runtime';
+import { createLogger, createRuntime, loadConfigOrExit, onShutdownSignal, runMain, startJobs } from '@engram/runtime';
 import { createApp } from './app.js';
 import { allRoutes } from './routes/index.js';
 
@@ -7,17 +7,8 @@ import { allRoutes } from './routes/index.js';
  * `npm start`: the api. With no REDIS_URL (the embedded default) it also runs every job handler
  * in-process, so one process serves and indexes.
  */
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
-  }
+runMain(async () => {
+  const config = loadConfigOrExit(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'engram-api' });
   const runtime = await createRuntime(config, logger);
   const jobs = config.role === 'all' ? await startJobs(runtime) : null;
@@ -42,16 +33,7 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const deadline = setTimeout(() => {
-      logger.error('shutdown deadline passed; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs + 5_000);
-    deadline.unref();
+  onShutdownSignal(logger, config.shutdownTimeoutMs + 5_000, async () => {
     // Readiness fails first, then HTTP stops taking requests, then workers drain, then stores close.
     runtime.markDraining();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -59,14 +41,5 @@ async function main(): Promise<void> {
     await closed;
     await jobs?.stop();
     await runtime.close();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
+  });
 });

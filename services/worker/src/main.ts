@@ -1,21 +1,12 @@
 import { createServer } from 'node:http';
-import { ConfigError, createLogger, createRuntime, loadConfig, startJobs } from '@engram/runtime';
+import { createLogger, createRuntime, loadConfigOrExit, onShutdownSignal, runMain, startJobs } from '@engram/runtime';
 
 /**
  * `npm run worker`: the distributed worker. Takes jobs from BullMQ (REDIS_URL is required), serves
  * `/healthz` and `/readyz` on PORT for the orchestrator, and drains running jobs on SIGTERM.
  */
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig({ ...process.env, ENGRAM_ROLE: 'worker' });
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
-  }
+runMain(async () => {
+  const config = loadConfigOrExit({ ...process.env, ENGRAM_ROLE: 'worker' });
   const logger = createLogger({ level: config.logLevel, name: 'engram-worker' });
   const runtime = await createRuntime(config, logger);
   const jobs = await startJobs(runtime);
@@ -32,24 +23,10 @@ async function main(): Promise<void> {
   }).listen(config.port, config.host);
   logger.info({ port: config.port, queue: runtime.queue.kind }, 'engram worker started');
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'worker shutting down: draining running jobs');
-    setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 5_000).unref();
+  onShutdownSignal(logger, config.shutdownTimeoutMs + 5_000, async () => {
     runtime.markDraining();
     await jobs.stop();
     await runtime.close();
     health.close();
-    logger.info('worker stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
+  });
 });
