@@ -3,7 +3,7 @@ export { NotFoundError, SIMILARITY_WEIGHTS, type FindSimilarOutcome, type Simila
 export { DEFAULT_FUSION, PATH_NAMES, type FusionWeights, type PathName } from './fusion.js';
 export { DEFAULT_LEXICAL, type LexicalParams } from './paths/lexical.js';
 export { escapeHtml, highlight } from './highlight.js';
-export type { Candidate, Reranker } from './rank/types.js';
+
 
 export * from './contents.js';
 export * from './related.js';
@@ -12,3 +12,4 @@ export * from './proxy.js';
 export { getContents, toContentItem, type ContentsResult } from './contents.js';
 export { getRelatedGraph, type RelatedGraph } from './related.js';
 export { callProxyAction, fetchByUrlThroughConnections, listProxyConnections, paramNames, scrubResult, workspaceConnectors, type ProxyCallOutcome, type ProxyDeps, type WorkspaceConnector } from './proxy.js';
+export * from './rank/index.js';

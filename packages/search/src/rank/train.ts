@@ -70,38 +70,50 @@ function fitRanker(data: Prepared, o: TrainOptions): Uncalibrated {
 
 const scoresOf = (model: Uncalibrated, features: number[][]): number[] => features.map((x) => rawScore(model, standardise(model, x)));
 
-/** Logistic regression of the label (relevant or not) on the raw score: Newton steps, tiny ridge. */
+/**
+ * Logistic regression of the label (relevant or not) on the raw score. Scores are standardised
+ * first and each Newton step is capped, so a badly scaled start or near-separable data cannot diverge.
+ */
 export function fitPlatt(scores: readonly number[], labels: readonly number[]): { a: number; b: number } {
-  let [a, b] = [1, 0];
-  const ridge = 1e-3;
-  for (let iter = 0; iter < 50; iter++) {
-    let [ga, gb, haa, hab, hbb] = [ridge * a, ridge * b, ridge, 0, ridge];
-    scores.forEach((s, i) => {
-      const p = 1 / (1 + Math.exp(-(a * s + b)));
+  const n = scores.length || 1;
+  const mu = scores.reduce((x, y) => x + y, 0) / n;
+  const sd = Math.sqrt(scores.reduce((x, y) => x + (y - mu) ** 2, 0) / n) || 1;
+  const xs = scores.map((s) => (s - mu) / sd);
+  const positives = labels.filter((l) => l > 0).length;
+  let a = 0;
+  let b = Math.log((positives + 0.5) / (n - positives + 0.5));
+  const ridge = 1e-4 * n;
+  for (let iter = 0; iter < 100; iter++) {
+    let [ga, gb, haa, hab, hbb] = [ridge * a, 0, ridge, 0, 1e-9];
+    xs.forEach((x, i) => {
+      const p = 1 / (1 + Math.exp(-(a * x + b)));
       const d = p - (labels[i]! > 0 ? 1 : 0);
-      const w = Math.max(p * (1 - p), 1e-9);
-      ga += d * s;
+      const w = p * (1 - p);
+      ga += d * x;
       gb += d;
-      haa += w * s * s;
-      hab += w * s;
+      haa += w * x * x;
+      hab += w * x;
       hbb += w;
     });
     const det = haa * hbb - hab * hab;
-    if (Math.abs(det) < 1e-12) break;
-    const da = (hbb * ga - hab * gb) / det;
-    const db = (haa * gb - hab * ga) / det;
+    if (!(det > 1e-12)) break;
+    let da = (hbb * ga - hab * gb) / det;
+    let db = (haa * gb - hab * ga) / det;
+    const step = Math.max(Math.abs(da), Math.abs(db));
+    if (step > 1) [da, db] = [da / step, db / step];
     a -= da;
     b -= db;
-    if (Math.abs(da) + Math.abs(db) < 1e-9) break;
+    if (step < 1e-9) break;
   }
-  return { a, b };
+  // Back to the raw score: a * (s - mu) / sd + b.
+  return { a: a / sd, b: b - (a * mu) / sd };
 }
 
 /** A deterministic assignment of query i to one of k folds. */
 export function foldOf(i: number, k: number, seed: number): number {
   let t = (Math.imul(i + 1, 0x9e3779b1) ^ Math.imul(seed, 0x85ebca6b)) >>> 0;
   t = Math.imul(t ^ (t >>> 16), 0x7feb352d) >>> 0;
-  return (t ^ (t >>> 15)) % k;
+  return ((t ^ (t >>> 15)) >>> 0) % k;
 }
 
 function subset(data: Prepared, keep: (i: number) => boolean): Prepared {
@@ -147,6 +159,8 @@ export interface CrossValidation {
   rerankedNdcg10: number;
   /** Per query (in input order), reranked out of fold; NaN for queries with no relevant candidate. */
   perQuery: number[];
+  /** Out-of-fold raw scores per query, in candidate order. */
+  scores: number[][];
 }
 
 export function crossValidate(queries: readonly TrainingQuery[], options: Partial<TrainOptions> = {}, folds = 5): CrossValidation {
@@ -161,5 +175,6 @@ export function crossValidate(queries: readonly TrainingQuery[], options: Partia
     fusedNdcg10: mean(judged.map((i) => listNdcg(queries[i]!.candidates.map((c) => c.fused), data.relevance[i]!))),
     rerankedNdcg10: mean(judged.map((i) => perQuery[i]!)),
     perQuery,
+    scores: oof,
   };
 }

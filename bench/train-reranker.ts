@@ -1,0 +1,246 @@
+/**
+ * `npx tsx bench/train-reranker.ts [--data ../shared/data/github-prettier] [--index /tmp/engram-reranker-index]
+ *   [--folds 5] [--build-only] [--no-write] [--recollect] [--test]`
+ *
+ * Trains the learned reranker (`balanced`) on the DEV split only:
+ * 1. builds once an index of the whole corpus in a persistent PGlite dir (the import path: staged
+ *    events through the indexer jobs, then a recluster), reused by later runs;
+ * 2. runs the search service over every dev query (`debugCandidates`) and keeps the top RERANK_DEPTH
+ *    fused candidates with their relevance (a candidate is relevant when it is a cited PR or commit);
+ * 3. chooses hyperparameters by k-fold cross-validation over dev queries, trains on all of dev and
+ *    writes `packages/search/src/rank/model.ts`;
+ * 4. with `--test` only (once, at the end): scores fused vs reranked vs BM25 on the held-out test
+ *    split and writes `bench/results/reranker.md`.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { importGitHubExport } from '../packages/connectors/src/index.js';
+import { recluster } from '../packages/indexer/src/index.js';
+import { createLogger, createRuntime, loadConfig, startJobs, type Runtime } from '../packages/runtime/src/index.js';
+import { crossValidate, trainReranker, type TrainingQuery, type TrainOptions } from '../packages/search/src/rank/train.js';
+import { createLearnedReranker } from '../packages/search/src/rank/learned.js';
+import type { LtrModel } from '../packages/search/src/rank/ltrModel.js';
+import { createSearchService, RERANK_DEPTH } from '../packages/search/src/service.js';
+import { tokenize } from '../packages/text/src/index.js';
+import { createWorkspace, listWorkspaces } from '../packages/stores/src/index.js';
+import { lexicalBaseline } from './eval/baseline.js';
+import { datasetIdFromUrl, loadDataset, pullRequestsByCommit, splitQueries, type Query } from './eval/dataset.js';
+import { bootstrapDifference, bootstrapMean, judgementOf, scoreQuery, type Judgement } from './eval/metrics.js';
+
+const { values: args } = parseArgs({
+  options: {
+    data: { type: 'string', default: '../shared/data/github-prettier' },
+    index: { type: 'string', default: '/tmp/engram-reranker-index' },
+    folds: { type: 'string', default: '5' },
+    'build-only': { type: 'boolean', default: false },
+    'no-write': { type: 'boolean', default: false },
+    test: { type: 'boolean', default: false },
+    /** Run the dev queries through the service again instead of reusing the cached candidates. */
+    recollect: { type: 'boolean', default: false },
+    model: { type: 'string', default: 'packages/search/src/rank/model.ts' },
+    out: { type: 'string', default: 'bench/results/reranker.md' },
+  },
+});
+const log = (message: string): void => console.error(`[train-reranker] ${message}`);
+const dataDir = resolve(args.data);
+const indexDir = resolve(args.index);
+const stateFile = join(indexDir, 'reranker-index.json');
+const folds = Number(args.folds);
+
+const WORKSPACE_NAME = 'reranker-training';
+
+/**
+ * Opens the persistent index, building it on first use. An interrupted build resumes: the staged
+ * events still pending are enqueued again by `startJobs`, and the embedding cache keeps finished work.
+ */
+async function openIndex(): Promise<{ runtime: Runtime; workspaceId: string }> {
+  const config = loadConfig({ ENGRAM_DATA_DIR: indexDir, LOG_LEVEL: 'warn' });
+  const runtime = await createRuntime(config, createLogger({ level: 'warn', name: 'train-reranker' }));
+  if (existsSync(stateFile)) return { runtime, workspaceId: (JSON.parse(await readFile(stateFile, 'utf8')) as { workspaceId: string }).workspaceId };
+  const started = performance.now();
+  const jobs = await startJobs(runtime);
+  let workspace = (await listWorkspaces(runtime.db)).find((w) => w.name === WORKSPACE_NAME);
+  if (workspace) log(`resuming the build of ${workspace.id}`);
+  else {
+    workspace = await createWorkspace(runtime.db, WORKSPACE_NAME);
+    const content = await readFile(join(dataDir, 'corpus.json'), 'utf8');
+    const imported = await importGitHubExport({ db: runtime.db, queue: runtime.queue }, { workspaceId: workspace.id, repo: 'prettier/prettier', content });
+    log(`staged ${imported.staged} events (${imported.invalid} invalid); indexing ...`);
+  }
+  const progress = setInterval(() => {
+    void runtime.queue.depths().then((d) => log(`index.event: ${d['index.event'].completed} done, ${d['index.event'].waiting} waiting, ${d['index.event'].failed} failed`));
+  }, 60_000);
+  await runtime.queue.idle();
+  clearInterval(progress);
+  log(`recluster: ${JSON.stringify(await recluster(runtime.db, runtime.vectors, workspace.id))}`);
+  await runtime.queue.idle();
+  await jobs.stop();
+  await writeFile(stateFile, JSON.stringify({ workspaceId: workspace.id, builtAt: new Date().toISOString(), seconds: Math.round((performance.now() - started) / 1000) }));
+  log(`index built in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  return { runtime, workspaceId: workspace.id };
+}
+
+interface Collected {
+  training: TrainingQuery[];
+  /** Dataset ids of every fused candidate, best first (the `fast` ranking), and their Engram ids. */
+  fusedIds: string[][];
+  engramIds: string[][];
+}
+
+/** Runs the service over the queries and labels the top RERANK_DEPTH fused candidates of each. */
+async function collect(runtime: Runtime, workspaceId: string, queries: readonly Query[], judgements: ReadonlyMap<string, Judgement>): Promise<Collected> {
+  const service = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder });
+  const urls = new Map((await runtime.db.query<{ id: string; url: string }>('SELECT id, url FROM items WHERE workspace_id = $1', [workspaceId])).rows.map((r) => [r.id, r.url]));
+  const out: Collected = { training: [], fusedIds: [], engramIds: [] };
+  for (const query of queries) {
+    const request = { query: query.query, limit: 10, offset: 0, mode: 'fast' as const, includeContext: false, includeHighlights: false };
+    const outcome = await service.search(workspaceId, request, { debugCandidates: true });
+    const all = outcome.candidates ?? [];
+    const judgement = judgements.get(query.id)!;
+    const datasetIds = all.map((c) => datasetIdFromUrl(urls.get(c.id) ?? '') ?? c.id);
+    const candidates = all.slice(0, RERANK_DEPTH);
+    const relevance = datasetIds.slice(0, RERANK_DEPTH).map((id) => judgement.targets.find((t) => t.ids.has(id))?.grade ?? 0);
+    out.training.push({ query: query.query, candidates, relevance });
+    out.fusedIds.push(datasetIds);
+    out.engramIds.push(all.map((c) => c.id));
+  }
+  return out;
+}
+
+const GRID: Partial<TrainOptions>[] = [
+  { trees: 0, l2: 0.001 },
+  { trees: 0, l2: 0.01 },
+  { trees: 0, l2: 0.1 },
+  { trees: 30, depth: 2, minLeaf: 30 },
+  { trees: 60, depth: 3, minLeaf: 20 },
+  { trees: 100, depth: 3, minLeaf: 40, shrinkage: 0.05 },
+];
+
+const moduleText = (model: LtrModel): string =>
+  [
+    '// Generated by `npx tsx bench/train-reranker.ts` (trained on the dev split only). Do not edit by hand.',
+    "import type { LtrModel } from './ltrModel.js';",
+    '',
+    `export const DEFAULT_LTR_MODEL: LtrModel = ${JSON.stringify(model, (_k, v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(6)) : v))};`,
+    '',
+  ].join('\n');
+
+/** The ranking a reranker gives: its top RERANK_DEPTH in its order, then the rest in fused order. */
+function rerankedIds(scores: readonly number[], fusedIds: readonly string[]): string[] {
+  const head = scores.map((s, i) => ({ s, i })).sort((a, b) => b.s - a.s || a.i - b.i).map((o) => fusedIds[o.i]!);
+  return [...head, ...fusedIds.slice(scores.length)];
+}
+
+const f3 = (x: number): string => x.toFixed(3);
+
+async function main(): Promise<void> {
+  const dataset = await loadDataset(dataDir);
+  const byCommit = pullRequestsByCommit(dataset.corpus, dataset.links);
+  const { runtime, workspaceId } = await openIndex();
+  try {
+    if (args['build-only']) return;
+    const dev = splitQueries(dataset.queries, 'dev');
+    const judge = (qs: readonly Query[]) => new Map(qs.map((q) => [q.id, judgementOf(q, byCommit)]));
+    let started = performance.now();
+    const cacheFile = join(indexDir, 'dev-candidates.json');
+    const devData: Collected = existsSync(cacheFile) && !args.recollect ? (JSON.parse(await readFile(cacheFile, 'utf8')) as Collected) : await collect(runtime, workspaceId, dev, judge(dev));
+    await writeFile(cacheFile, JSON.stringify(devData));
+    log(`collected ${dev.length} dev queries in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+
+    const cv = GRID.map((options) => ({ options, result: crossValidate(devData.training, options, folds) }));
+    for (const { options, result } of cv) log(`CV ${JSON.stringify(options)}: fused ${f3(result.fusedNdcg10)} -> reranked ${f3(result.rerankedNdcg10)}`);
+    const best = cv.reduce((a, b) => (b.result.rerankedNdcg10 > a.result.rerankedNdcg10 ? b : a));
+    // The same choice scored as the harness scores a full ranking (every dev query, BM25 alongside).
+    const devJudgements = judge(dev);
+    const bm25 = lexicalBaseline(dataset.corpus, tokenize);
+    const devFull: Record<string, number[]> = { 'BM25 baseline': [], 'fused (fast)': [], 'reranked (balanced, out of fold)': [] };
+    for (const [i, query] of dev.entries()) {
+      const judgement = devJudgements.get(query.id)!;
+      devFull['BM25 baseline']!.push(scoreQuery((await bm25.search(query.query, 100)).ids, judgement).ndcg10);
+      devFull['fused (fast)']!.push(scoreQuery(devData.fusedIds[i]!, judgement).ndcg10);
+      devFull['reranked (balanced, out of fold)']!.push(scoreQuery(rerankedIds(best.result.scores[i]!, devData.fusedIds[i]!), judgement).ndcg10);
+    }
+    started = performance.now();
+    const trained = trainReranker(devData.training, best.options);
+    const model: LtrModel = {
+      ...trained,
+      trainedOn: {
+        data: 'github-prettier queries.json, dev split (bench/eval/dataset.ts splitQueries)',
+        queries: dev.length,
+        depth: RERANK_DEPTH,
+        options: best.options,
+        cvFolds: folds,
+        cvFusedNdcg10: Number(f3(best.result.fusedNdcg10)),
+        cvRerankedNdcg10: Number(f3(best.result.rerankedNdcg10)),
+      },
+    };
+    log(`trained in ${((performance.now() - started) / 1000).toFixed(1)} s: ${model.trees.length} trees`);
+    if (!args['no-write']) await writeFile(resolve(args.model), moduleText(model));
+
+    const lines = [
+      '# Learned reranker (`balanced`)',
+      '',
+      `Command: \`npx tsx bench/train-reranker.ts${args.test ? ' --test' : ''}\` (index of the whole corpus built once in ${args.index}).`,
+      `Features: ${model.features.length} (${model.featureVersion}); candidates reranked per query: ${RERANK_DEPTH}.`,
+      '',
+      `## Dev split: ${folds}-fold cross-validation by query (${dev.length} queries)`,
+      '',
+      'nDCG@10 over each query\'s top fused candidates (queries with a relevant candidate among them).',
+      '',
+      '| options | fused | reranked |',
+      '|---|---|---|',
+      ...cv.map(({ options, result }) => `| \`${JSON.stringify(options)}\` | ${f3(result.fusedNdcg10)} | ${f3(result.rerankedNdcg10)} |`),
+      '',
+      `Chosen: \`${JSON.stringify(best.options)}\`; Platt calibration a=${f3(model.calibration.a)} b=${f3(model.calibration.b)} (fitted on out-of-fold scores).`,
+      '',
+      `Full rankings of every dev query, scored as the evaluation harness scores them (chosen options, out-of-fold):`,
+      '',
+      ...comparison(devFull),
+    ];
+    if (args.test) lines.push('', ...(await heldOut(runtime, workspaceId, dataset, byCommit, model)));
+    await writeFile(resolve(args.out), `${lines.join('\n')}\n`);
+    log(`wrote ${args.out}`);
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** Once, at the end: the held-out test split, full rankings scored as the evaluation harness does. */
+async function heldOut(runtime: Runtime, workspaceId: string, dataset: Awaited<ReturnType<typeof loadDataset>>, byCommit: ReturnType<typeof pullRequestsByCommit>, model: LtrModel): Promise<string[]> {
+  const test = splitQueries(dataset.queries, 'test');
+  const judgements = new Map(test.map((q) => [q.id, judgementOf(q, byCommit)]));
+  const data = await collect(runtime, workspaceId, test, judgements);
+  const reranker = createLearnedReranker(model);
+  const bm25 = lexicalBaseline(dataset.corpus, tokenize);
+  const systems: Record<string, number[]> = { 'BM25 baseline': [], 'fused (fast)': [], 'reranked (balanced)': [] };
+  for (const [i, query] of test.entries()) {
+    const judgement = judgements.get(query.id)!;
+    const sample = data.training[i]!;
+    const scores = await reranker.rerank(sample.query, sample.candidates);
+    systems['BM25 baseline']!.push(scoreQuery((await bm25.search(query.query, 100)).ids, judgement).ndcg10);
+    systems['fused (fast)']!.push(scoreQuery(data.fusedIds[i]!, judgement).ndcg10);
+    systems['reranked (balanced)']!.push(scoreQuery(rerankedIds(scores, data.fusedIds[i]!), judgement).ndcg10);
+  }
+  return [`## Held-out test split (${test.length} queries, scored once)`, '', ...comparison(systems)];
+}
+
+/** nDCG@10 table with 95% bootstrap CIs, ratio and paired difference against the first system (BM25). */
+function comparison(systems: Record<string, number[]>): string[] {
+  const base = Object.values(systems)[0]!;
+  const baseMean = bootstrapMean(base).mean || 1;
+  return [
+    'nDCG@10 of the full ranking (a hit is the cited PR or one of its commits, credited once), 95% bootstrap CI; ratio and paired difference against BM25.',
+    '',
+    '| system | nDCG@10 [95% CI] | x BM25 | paired diff vs BM25 [95% CI] |',
+    '|---|---|---|---|',
+    ...Object.entries(systems).map(([name, values]) => {
+      const m = bootstrapMean(values);
+      const d = bootstrapDifference(values, base);
+      return `| ${name} | ${f3(m.mean)} [${f3(m.lo)}, ${f3(m.hi)}] | ${f3(m.mean / baseMean)} | ${f3(d.mean)} [${f3(d.lo)}, ${f3(d.hi)}] |`;
+    }),
+  ];
+}
+
+await main();
