@@ -55,7 +55,7 @@ export interface SearchOutcome {
 }
 
 /** Candidates the second stage reorders; fixed, so the ranking does not depend on the page asked for. */
-export const RERANK_DEPTH = 50;
+export const RERANK_DEPTH = 100;
 /** Candidates the LLM judges in `thorough`. */
 export const LLM_DEPTH = 20;
 const PATH_K = 200;

@@ -69,6 +69,12 @@ export function authRules(ctx: () => { api: Api; tenant: Tenant; other: Tenant }
     expectErrorBody(res.body, 400, 'BAD_REQUEST');
     expect(res.body.data).toMatchObject({ field: expect.any(String), reason: expect.any(String) });
   });
+  it(`${op.path}: authentication answers before the body is judged: malformed JSON without a key is 401`, async () => {
+    const { api } = ctx();
+    const res = await api.post(`/v1${op.path}`, undefined, null, { raw: '{"oops": ' });
+    expect(res.status).toBe(401);
+    expectErrorBody(res.body, 401, 'UNAUTHORIZED');
+  });
   it(`${op.path}: a JSON body that is not an object is 400 BAD_REQUEST, never a 500`, async () => {
     const { api, tenant } = ctx();
     for (const raw of ['[1,2]', '"text"', '42', 'null']) {
