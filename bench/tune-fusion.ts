@@ -30,6 +30,8 @@ const { values: args } = parseArgs({
     title: { type: 'string' },
     body: { type: 'string' },
     paths: { type: 'string' },
+    /** Only score DEFAULT_FUSION and each path removed from it (the ablation table). */
+    'ablate-only': { type: 'boolean', default: false },
   },
 });
 const lexical: LexicalParams = {
@@ -88,6 +90,11 @@ const keys = ['lexical', 'vector', 'entity', 'cluster', 'actor', 'recency'] as c
 let best: FusionWeights = { ...DEFAULT_FUSION };
 let bestScore = evaluate(best);
 console.log(`default ${JSON.stringify(DEFAULT_FUSION)} -> dev nDCG@10 ${bestScore.toFixed(4)}`);
+if (args['ablate-only']) {
+  for (const k of keys) console.log(`| ${k} removed | ${evaluate({ ...DEFAULT_FUSION, [k]: 0 }).toFixed(3)} | ${(evaluate({ ...DEFAULT_FUSION, [k]: 0 }) - bestScore).toFixed(3)} |`);
+  await runtime.close();
+  process.exit(0);
+}
 for (let round = 0; round < 4; round++) {
   let improved = false;
   for (const k of keys) {
