@@ -18,6 +18,11 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
   queue.process({
     'index.event': async ({ workspaceId, eventId }) => {
       const outcome = await indexer.indexEvent(eventId);
+      // New items re-cluster the workspace soon after a burst (at most one re-cluster per workspace per
+      // ten minutes), besides the periodic schedule: merges reunite what concurrent assignment split.
+      if (outcome.status === 'indexed') {
+        await queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${Math.floor(Date.now() / 600_000)}`, delayMs: 5_000 });
+      }
       if (outcome.actorIds.length > 0) {
         await queue.enqueue('actors.expertise', { workspaceId, actorIds: outcome.actorIds }, { jobId: `expertise:${workspaceId}:${outcome.actorIds.slice().sort().join(',')}`, delayMs: 2_000 });
       }

@@ -1,13 +1,13 @@
 import { newId, type Db, type Queryable } from '@engram/stores';
-import { centroidsFor, invalidateCentroids, nearestCluster, putCluster, type WorkspaceCentroids } from './centroidCache.js';
+import { centroidsFor, invalidateCentroids, nearestCluster, putCluster, similarityTo, workspaceMean, type WorkspaceCentroids } from './centroidCache.js';
 import { compareAndJoin, insertSeed, lockCluster, readItemState, upsertMember, writeCluster } from './clusterRows.js';
-import { cosineToCentroid, DEFAULT_FEATURE_SPACE, norm, shiftMean, topicFeature, type FeatureSpace, type TopicalEntity } from './features.js';
+import { DEFAULT_FEATURE_SPACE, shiftMean, topicFeature, type FeatureSpace, type TopicalEntity } from './features.js';
 import { itemLabels } from './labels.js';
 
 export interface AssignOptions {
   /**
-   * Blended cosine (see features.ts) an item needs with a centroid to join it; below it the item
-   * seeds a new cluster. Tuned on the prettier dataset (bench/results/clusters.md).
+   * Centred blended cosine (see features.ts) an item needs with a centroid to join it; below it the
+   * item seeds a new cluster. Tuned on the full prettier dataset (bench/results/clusters.md).
    */
   threshold?: number;
   /** A member moves only when another centroid is closer than its own by more than this. */
@@ -17,7 +17,7 @@ export interface AssignOptions {
   cacheTtlMs?: number;
 }
 
-export const DEFAULT_ASSIGN_THRESHOLD = 0.6;
+export const DEFAULT_ASSIGN_THRESHOLD = 0.5;
 const DEFAULT_MOVE_MARGIN = 0.05;
 const DEFAULT_CACHE_TTL_MS = 60_000;
 const MAX_ATTEMPTS = 4;
@@ -72,21 +72,22 @@ async function place(
 ): Promise<Assignment | null> {
   const { workspaceId, itemId } = input;
   const threshold = options.threshold ?? DEFAULT_ASSIGN_THRESHOLD;
+  const mean = workspaceMean(cache);
   if (currentId !== null) {
     const own = cache.clusters.get(currentId);
-    const best = nearestCluster(cache, feature, currentId);
-    const ownSimilarity = own ? cosineToCentroid(feature, own.centroid, own.norm) : Number.NEGATIVE_INFINITY;
+    const best = nearestCluster(cache, feature, currentId, mean);
+    const ownSimilarity = own ? similarityTo(mean, feature, own.centroid, own.norm) : Number.NEGATIVE_INFINITY;
     const moves = own !== undefined && best !== null && best.similarity >= threshold && best.similarity > ownSimilarity + (options.moveMargin ?? DEFAULT_MOVE_MARGIN);
     if (!moves) return { clusterId: currentId, created: false };
     return (await move(db, cache, workspaceId, itemId, currentId, best.id, feature)) ? { clusterId: best.id, created: false } : null;
   }
-  const best = nearestCluster(cache, feature);
+  const best = nearestCluster(cache, feature, undefined, mean);
   if (best !== null && best.similarity >= threshold) {
     const target = cache.clusters.get(best.id)!;
     const centroid = shiftMean(target.centroid, target.count, feature, 1);
     const outcome = await compareAndJoin(db, {
       workspaceId, itemId, clusterId: target.id, version: target.version, centroid, count: target.count + 1,
-      similarity: cosineToCentroid(feature, centroid, norm(centroid)),
+      similarity: similarityTo(mean, feature, centroid),
     });
     if (outcome.kind === 'stale') return null;
     putCluster(cache, target.id, centroid, target.count + 1, outcome.version);
@@ -109,7 +110,7 @@ async function move(db: Db, cache: WorkspaceCentroids, workspaceId: string, item
     if (target === null) return false;
     const centroid = shiftMean(target.centroid, target.count, feature, 1);
     const version = await writeCluster(tx, toId, centroid, target.count + 1);
-    await upsertMember(tx, workspaceId, itemId, toId, cosineToCentroid(feature, centroid, norm(centroid)));
+    await upsertMember(tx, workspaceId, itemId, toId, similarityTo(workspaceMean(cache), feature, centroid));
     applied.push(() => putCluster(cache, toId, centroid, target.count + 1, version));
     applied.push(await leave(tx, cache, fromId, feature, true));
     return true;

@@ -1,5 +1,5 @@
 import type { Queryable } from '@engram/stores';
-import { cosineToCentroid, norm } from './features.js';
+import { centre, centredCosine, centredMean, norm, type CentredMean } from './features.js';
 import { countItems } from './itemTopics.js';
 
 /**
@@ -20,6 +20,9 @@ export interface CachedCluster {
 
 export interface WorkspaceCentroids {
   clusters: Map<string, CachedCluster>;
+  /** Sum of every member's feature (count times centroid, over clusters) and the member count: the workspace mean. */
+  sum: Float64Array;
+  members: number;
   /** Items in the workspace when loaded: the N of the entity IDF. */
   itemCount: number;
   loadedAt: number;
@@ -41,14 +44,15 @@ async function load(db: Queryable, workspaceId: string, dimensions: number): Pro
     'SELECT id, centroid, member_count, updated_at::text AS version FROM clusters WHERE workspace_id = $1 AND member_count > 0',
     [workspaceId],
   );
-  const clusters = new Map<string, CachedCluster>();
+  const cache: WorkspaceCentroids = { clusters: new Map(), sum: new Float64Array(dimensions), members: 0, itemCount: 0, loadedAt: Date.now() };
   for (const row of res.rows) {
     const centroid = parseCentroid(row.centroid);
     // A centroid from another model's vectors is not comparable: it waits for the next recluster.
     if (centroid === null || centroid.length !== dimensions) continue;
-    clusters.set(row.id, { id: row.id, centroid, norm: norm(centroid), count: row.member_count, version: row.version });
+    putCluster(cache, row.id, centroid, row.member_count, row.version);
   }
-  return { clusters, itemCount: await countItems(db, workspaceId), loadedAt: Date.now() };
+  cache.itemCount = await countItems(db, workspaceId);
+  return cache;
 }
 
 /**
@@ -70,17 +74,32 @@ export interface Nearest {
   similarity: number;
 }
 
-export function nearestCluster(cache: WorkspaceCentroids, feature: Float32Array, exclude?: string): Nearest | null {
+/** The workspace mean as the cache knows it (shrunk while the workspace is small, see features.ts). */
+export const workspaceMean = (cache: WorkspaceCentroids): CentredMean => centredMean(cache.sum, cache.members);
+
+/** Centred cosine of a feature with a centroid (see `centredCosine`). */
+export function similarityTo(mean: CentredMean, feature: Float32Array, centroid: Float32Array, centroidNorm = norm(centroid)): number {
+  return centredCosine(centre(feature, mean), centroid, centroidNorm, mean);
+}
+
+/** The cluster whose centred centroid is closest to the centred feature. */
+export function nearestCluster(cache: WorkspaceCentroids, feature: Float32Array, exclude?: string, mean = workspaceMean(cache)): Nearest | null {
+  const centred = centre(feature, mean);
   let best: Nearest | null = null;
   for (const cluster of cache.clusters.values()) {
     if (cluster.id === exclude) continue;
-    const similarity = cosineToCentroid(feature, cluster.centroid, cluster.norm);
+    const similarity = centredCosine(centred, cluster.centroid, cluster.norm, mean);
     if (best === null || similarity > best.similarity) best = { id: cluster.id, similarity };
   }
   return best;
 }
 
 export function putCluster(cache: WorkspaceCentroids, id: string, centroid: Float32Array, count: number, version: string): void {
+  const previous = cache.clusters.get(id);
+  if (previous) for (let i = 0; i < cache.sum.length; i++) cache.sum[i]! -= (previous.centroid[i] ?? 0) * previous.count;
+  cache.members -= previous?.count ?? 0;
+  if (count > 0) for (let i = 0; i < cache.sum.length; i++) cache.sum[i]! += (centroid[i] ?? 0) * count;
+  cache.members += Math.max(0, count);
   if (count <= 0) cache.clusters.delete(id);
   else cache.clusters.set(id, { id, centroid, norm: norm(centroid), count, version });
 }

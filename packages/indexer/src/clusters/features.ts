@@ -105,3 +105,47 @@ export function shiftMean(mean: ArrayLike<number>, count: number, feature: Float
 
 /** Centroids are stored as JSON arrays rounded to 5 decimals (about 7 KB for 768 dimensions). */
 export const centroidToJson = (centroid: Float32Array): string => JSON.stringify(Array.from(centroid, (x) => Math.round(x * 1e5) / 1e5));
+
+/**
+ * Sentence embeddings are anisotropic: every item sits in a narrow cone around the workspace mean
+ * (two random prettier items have a text cosine of 0.41). A cluster that grows big drifts toward that
+ * mean and then looks close to everything, so it swallows items of every topic and merges with every
+ * other big cluster. Topics are therefore compared after centring: the workspace mean is taken out of
+ * both sides before the cosine. The mean is shrunk toward zero while the workspace is small
+ * (`sum / (count + MEAN_PRIOR_ITEMS)`), so the first items of a workspace are compared as they are.
+ */
+export const MEAN_PRIOR_ITEMS = 10;
+
+export interface CentredMean {
+  mean: Float32Array;
+  /** |mean|². */
+  norm2: number;
+}
+
+/** The shrunk workspace mean from the sum of all member features and their count. */
+export function centredMean(sum: ArrayLike<number>, count: number): CentredMean {
+  const mean = new Float32Array(sum.length);
+  const scale = 1 / (count + MEAN_PRIOR_ITEMS);
+  for (let i = 0; i < sum.length; i++) mean[i] = (sum[i] ?? 0) * scale;
+  return { mean, norm2: dot(mean, mean) };
+}
+
+/** A feature with the workspace mean taken out, renormalised to unit length (zero if it is the mean). */
+export function centre(feature: Float32Array, mean: CentredMean): Float32Array {
+  const out = new Float32Array(feature.length);
+  for (let i = 0; i < feature.length; i++) out[i] = feature[i]! - (mean.mean[i] ?? 0);
+  const length = norm(out);
+  if (length > 0) for (let i = 0; i < out.length; i++) out[i]! /= length;
+  return out;
+}
+
+/**
+ * Cosine of a centred unit feature with a raw (uncentred) centroid after centring it:
+ * `centred · (c - m) / |c - m|`, with `|c - m|² = |c|² - 2 c·m + |m|²`.
+ */
+export function centredCosine(centred: Float32Array, centroid: Float32Array, centroidNorm: number, mean: CentredMean): number {
+  const towardMean = dot(centroid, mean.mean);
+  const length2 = centroidNorm * centroidNorm - 2 * towardMean + mean.norm2;
+  if (length2 <= 1e-12) return 0;
+  return (dot(centred, centroid) - dot(centred, mean.mean)) / Math.sqrt(length2);
+}

@@ -30,8 +30,14 @@ export interface PartitionOptions {
 
 export const coherence = (members: readonly Member[], dimensions: number): number => norm(meanOf(members.map((m) => m.feature), dimensions));
 
-/** Greedy merge, closest pair first; a pair merges only if the merged-so-far centroids are still close. */
-export function mergeClose(groups: Group[], dimensions: number, threshold: number): { groups: Group[]; merged: number } {
+/**
+ * Greedy merge, closest pair first; a pair merges only if the merged-so-far centroids are still close
+ * and the merged cluster would stay at least `minCoherence` coherent. Centroid cosine alone is not
+ * evidence: a big, diffuse cluster has a short mean whose direction is near every other one, and
+ * merging on it alone chains every such cluster into one blob. The coherence of the union is the
+ * member-level test (it is the mean cosine of all members, old and new, to the merged centroid).
+ */
+export function mergeClose(groups: Group[], dimensions: number, threshold: number, minCoherence = 0): { groups: Group[]; merged: number } {
   const n = groups.length;
   const units = new Float32Array(n * dimensions);
   const sums = groups.map((g) => {
@@ -64,6 +70,10 @@ export function mergeClose(groups: Group[], dimensions: number, threshold: numbe
     const sa = sums[ra]!;
     const sb = sums[rb]!;
     if (dot(sa, sb) / ((norm(sa) || 1) * (norm(sb) || 1)) < threshold) continue;
+    const size = groups[ra]!.members.length + groups[rb]!.members.length;
+    let union = 0;
+    for (let i = 0; i < dimensions; i++) union += (sa[i]! + sb[i]!) ** 2;
+    if (Math.sqrt(union) / size < minCoherence) continue;
     // The bigger cluster keeps its id, so search results and links stay stable.
     const [keep, gone] = groups[ra]!.members.length >= groups[rb]!.members.length ? [ra, rb] : [rb, ra];
     root[gone] = keep;

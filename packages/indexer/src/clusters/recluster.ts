@@ -1,6 +1,6 @@
 import { newId, type Db, type VectorStore } from '@engram/stores';
 import { invalidateCentroids } from './centroidCache.js';
-import { centroidToJson, cosineToCentroid, DEFAULT_FEATURE_SPACE, meanOf, norm, topicFeature, type FeatureSpace } from './features.js';
+import { centre, centredCosine, centredMean, centroidToJson, cosineToCentroid, DEFAULT_FEATURE_SPACE, meanOf, norm, topicFeature, type CentredMean, type FeatureSpace } from './features.js';
 import { countItems, loadItemTexts, loadTopicalEntities } from './itemTopics.js';
 import { clusterLabels, itemTerms, type ClusterLabels, type LabelMember } from './labels.js';
 import { mergeClose, splitIncoherent, type Group, type Member, type PartitionOptions } from './partition.js';
@@ -47,15 +47,25 @@ export async function recluster(db: Db, vectors: VectorStore, workspaceId: strin
   const entities = await loadTopicalEntities(db, workspaceId, itemIds, itemCount);
   const dimensions = (embedded.values().next().value?.length ?? 0) + space.entityDimensions;
 
+  // Raw features give the stored centroids (assignment centres them itself); the partition works on
+  // centred ones, so that closeness means "about the same thing", not "near the workspace mean".
+  const raw = new Map<string, Float32Array>();
+  const sum = new Float64Array(dimensions);
+  for (const [itemId, vector] of embedded) {
+    const feature = topicFeature(vector, entities.get(itemId) ?? [], space);
+    raw.set(itemId, feature);
+    for (let i = 0; i < dimensions; i++) sum[i]! += feature[i] ?? 0;
+  }
+  const mean = centredMean(sum, raw.size);
   const byCluster = new Map<string, Group>();
   for (const row of rows) {
-    const vector = embedded.get(row.item_id);
-    if (!vector) continue;
+    const feature = raw.get(row.item_id);
+    if (!feature) continue;
     const group = byCluster.get(row.cluster_id) ?? { id: row.cluster_id, members: [], absorbed: [] };
-    group.members.push({ itemId: row.item_id, feature: topicFeature(vector, entities.get(row.item_id) ?? [], space) });
+    group.members.push({ itemId: row.item_id, feature: centre(feature, mean) });
     byCluster.set(row.cluster_id, group);
   }
-  const afterMerge = mergeClose([...byCluster.values()], dimensions, partition.mergeThreshold);
+  const afterMerge = mergeClose([...byCluster.values()], dimensions, partition.mergeThreshold, partition.splitCoherence);
   const afterSplit = splitIncoherent(afterMerge.groups, dimensions, partition);
 
   const texts = await loadItemTexts(db, [...embedded.keys()]);
@@ -63,13 +73,14 @@ export async function recluster(db: Db, vectors: VectorStore, workspaceId: strin
   const labelInput = new Map<string, LabelMember[]>();
   for (const group of afterSplit.groups) {
     const id = group.id ?? newId('clu');
-    const centroid = meanOf(group.members.map((m) => m.feature), dimensions);
-    const length = norm(centroid);
+    const centred = meanOf(group.members.map((m) => m.feature), dimensions);
+    const length = norm(centred);
+    const centroid = meanOf(group.members.map((m) => raw.get(m.itemId)!), dimensions);
     labelInput.set(
       id,
       group.members.map((m) => {
         const title = texts.get(m.itemId)?.title ?? '';
-        return { title, terms: itemTerms(title, entities.get(m.itemId) ?? []), centrality: cosineToCentroid(m.feature, centroid, length) };
+        return { title, terms: itemTerms(title, entities.get(m.itemId) ?? []), centrality: cosineToCentroid(m.feature, centred, length) };
       }),
     );
     finals.push({ id, centroid, members: group.members, labels: { topic: '', summary: '', keywords: [] } });
@@ -84,12 +95,12 @@ export async function recluster(db: Db, vectors: VectorStore, workspaceId: strin
   }
 
   const redirects = afterSplit.groups.flatMap((g, i) => g.absorbed.map((from) => ({ from, to: finals[i]!.id })));
-  const count = await write(db, workspaceId, finals, redirects);
+  const count = await write(db, workspaceId, finals, redirects, mean);
   invalidateCentroids(db, workspaceId);
   return { clusters: count, merged: afterMerge.merged, split: afterSplit.split };
 }
 
-async function write(db: Db, workspaceId: string, finals: FinalCluster[], redirects: { from: string; to: string }[]): Promise<number> {
+async function write(db: Db, workspaceId: string, finals: FinalCluster[], redirects: { from: string; to: string }[], mean: CentredMean): Promise<number> {
   return db.transaction(async (tx) => {
     const clusters = finals.map((c) => ({
       id: c.id,
@@ -108,7 +119,7 @@ async function write(db: Db, workspaceId: string, finals: FinalCluster[], redire
     );
     const members = finals.flatMap((c) => {
       const length = norm(c.centroid);
-      return c.members.map((m) => ({ item_id: m.itemId, cluster_id: c.id, similarity: cosineToCentroid(m.feature, c.centroid, length) }));
+      return c.members.map((m) => ({ item_id: m.itemId, cluster_id: c.id, similarity: centredCosine(m.feature, c.centroid, length, mean) }));
     });
     await tx.query(
       `UPDATE cluster_members m SET cluster_id = r.cluster_id, similarity = r.similarity
