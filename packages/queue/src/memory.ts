@@ -20,6 +20,20 @@ interface Pending {
 export function createMemoryQueue(observer?: QueueObserver): JobQueue {
   const lanes = new Map<JobName, PQueue>(jobNames.map((n) => [n, new PQueue({ concurrency: jobCatalog[n].concurrency, autoStart: false })]));
   const live = new Set<string>(); // waiting, delayed or running job ids
+  // Completed job ids are remembered for an hour (up to 10,000), as BullMQ keeps completed jobs: a job
+  // id enqueued again in that time is a duplicate.
+  const completed = new Map<string, number>();
+  const rememberCompleted = (jobId: string) => {
+    completed.set(jobId, Date.now());
+    if (completed.size > 10_000) completed.delete(completed.keys().next().value!);
+  };
+  const recentlyCompleted = (jobId: string) => {
+    const at = completed.get(jobId);
+    if (at === undefined) return false;
+    if (Date.now() - at < 3_600_000) return true;
+    completed.delete(jobId);
+    return false;
+  };
   const timers = new Set<NodeJS.Timeout>();
   const schedules = new Map<string, NodeJS.Timeout>();
   const counts = new Map<JobName, QueueDepth>(jobNames.map((n) => [n, { waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0 }]));
@@ -51,6 +65,7 @@ export function createMemoryQueue(observer?: QueueObserver): JobQueue {
         await runJob(job.name, job.payload, handler as never, { jobId: job.jobId, attempt: job.attempt }, observer);
         depth(job.name).completed++;
         live.delete(job.jobId);
+        rememberCompleted(job.jobId);
       } catch (err) {
         const spec = jobCatalog[job.name];
         if (err instanceof PermanentJobError || job.attempt >= spec.attempts || closing) {
@@ -67,7 +82,7 @@ export function createMemoryQueue(observer?: QueueObserver): JobQueue {
 
   async function enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: EnqueueOptions = {}): Promise<void> {
     const jobId = options.jobId ?? `${name}:${++seq}`;
-    if (live.has(jobId)) return;
+    if (live.has(jobId) || recentlyCompleted(jobId)) return;
     live.add(jobId);
     submit({ name, jobId, payload, attempt: 1 }, options.delayMs);
   }
@@ -84,7 +99,7 @@ export function createMemoryQueue(observer?: QueueObserver): JobQueue {
     },
     async schedule(key, name, payload, everyMs) {
       await queue.unschedule(key);
-      const t = setInterval(() => void enqueue(name, payload, { jobId: `schedule:${key}` }), everyMs);
+      const t = setInterval(() => void enqueue(name, payload, { jobId: `schedule:${key}:${Date.now()}` }), everyMs);
       t.unref();
       schedules.set(key, t);
     },

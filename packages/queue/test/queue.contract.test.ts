@@ -54,6 +54,17 @@ describe.each(backends)('queue contract: $name', ({ open }) => {
     expect(seen).toEqual(['x']);
   });
 
+  it('treats a job id that completed recently as a duplicate', async () => {
+    const queue = start();
+    const seen: string[] = [];
+    queue.process({ 'index.event': async (p) => void seen.push(p.eventId) });
+    await queue.enqueue('index.event', payload('once'), { jobId: 'done-once' });
+    await queue.idle();
+    await queue.enqueue('index.event', payload('once'), { jobId: 'done-once' });
+    await queue.idle();
+    expect(seen).toEqual(['once']);
+  });
+
   it('retries a transient failure with backoff until it succeeds', async () => {
     const queue = start();
     let tries = 0;
