@@ -98,7 +98,7 @@ export function findSimilarByUrl(access: WorkspaceAccess, urlOf: (datasetId: str
 }
 
 /** Engram edge type -> dataset link kind. Types not listed pass through unchanged. */
-export const EDGE_KINDS: Readonly<Record<string, string>> = { same_commit: 'commit_pr', commit: 'commit_pr', fixes: 'fixes_issue', closes: 'fixes_issue', revert: 'reverts', reverts: 'reverts', references: 'references_pr' };
+export const EDGE_KINDS: Readonly<Record<string, string>> = { fixes: 'fixes_issue', closes: 'fixes_issue', revert: 'reverts', reverts: 'reverts', references: 'references_pr' };
 
 /** `POST /v1/related` at depth 1; the Engram id of the root comes from findsimilar's `source`. */
 export function relatedByUrl(access: WorkspaceAccess, urlOf: (datasetId: string) => string | undefined): Related {
