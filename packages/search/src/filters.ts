@@ -1,17 +1,11 @@
 import type { Filters } from '@engram/contracts';
 import type { VectorFilter } from '@engram/stores';
 
-/** Filters as both retrieval backends need them: SQL over `items i`, and vector-store payload filters. */
-export interface ItemFilter {
-  workspaceId: string;
-  sources?: string[];
-  types?: string[];
-  /** Lower-cased; an item matches when any of its actors is listed. */
-  actorNames?: string[];
-  from?: string;
-  to?: string;
-  excludeIds?: string[];
-}
+/**
+ * Filters as every retrieval path needs them: the vector store's payload filter, which the SQL paths
+ * apply over `items` too (one shape, so a filter means the same on every path).
+ */
+export type ItemFilter = VectorFilter;
 
 export function toItemFilter(workspaceId: string, filters: Filters | undefined, excludeIds?: string[]): ItemFilter {
   return {
@@ -21,12 +15,8 @@ export function toItemFilter(workspaceId: string, filters: Filters | undefined, 
     actorNames: filters?.actorNames?.map((a) => a.trim().replace(/^@/, '').toLowerCase()),
     from: filters?.dateRange?.start,
     to: filters?.dateRange?.end,
-    excludeIds: excludeIds?.length ? excludeIds : undefined,
+    excludeItemIds: excludeIds?.length ? excludeIds : undefined,
   };
-}
-
-export function toVectorFilter(f: ItemFilter): VectorFilter {
-  return { workspaceId: f.workspaceId, sources: f.sources, types: f.types, actorNames: f.actorNames, from: f.from, to: f.to, excludeItemIds: f.excludeIds };
 }
 
 /**
@@ -46,6 +36,6 @@ export function itemFilterSql(f: ItemFilter, first: number, alias = 'i'): { sql:
   if (f.actorNames?.length) add((p) => `${alias}.actor_names && ${p}::text[]`, f.actorNames);
   if (f.from) add((p) => `${alias}.occurred_at >= ${p}::timestamptz`, f.from);
   if (f.to) add((p) => `${alias}.occurred_at <= ${p}::timestamptz`, f.to);
-  if (f.excludeIds?.length) add((p) => `NOT (${alias}.id = ANY(${p}::text[]))`, f.excludeIds);
+  if (f.excludeItemIds?.length) add((p) => `NOT (${alias}.id = ANY(${p}::text[]))`, f.excludeItemIds);
   return { sql: parts.join(' AND '), params };
 }

@@ -1,7 +1,7 @@
 import type { FindSimilarRequest, SourceEvent } from '@engram/contracts';
 import type { Db, VectorStore } from '@engram/stores';
 import { loadItems } from './candidates.js';
-import { toItemFilter, toVectorFilter } from './filters.js';
+import { toItemFilter } from './filters.js';
 import { lexicalPath, DEFAULT_LEXICAL } from './paths/lexical.js';
 import type { StatsCache } from './paths/stats.js';
 import type { QueryEmbedder } from './service.js';
@@ -113,10 +113,10 @@ export async function findSimilar(deps: FindSimilarDeps, workspaceId: string, re
         [src.id],
       )).rows.map((r) => r.other)
     : [];
-  filter.excludeIds = [...exclude, ...sameChange];
+  filter.excludeItemIds = [...exclude, ...sameChange];
 
   const [hits, lexical, links] = await Promise.all([
-    deps.vectors.search(src.vector, toVectorFilter(filter), 100),
+    deps.vectors.search(src.vector, filter, 100),
     lexicalPath(deps.db, deps.stats, filter, lexemes(src.title.replace(DECORATION, ' ')), { ...DEFAULT_LEXICAL, candidates: 300 }),
     src.id
       ? deps.db.query<{ other: string }>(
@@ -127,7 +127,7 @@ export async function findSimilar(deps: FindSimilarDeps, workspaceId: string, re
   ]);
   const linked = new Set(links.rows.map((r) => r.other));
   const topLexical = [...lexical.scores].sort((a, b) => b[1] - a[1]).slice(0, 50).map(([id]) => id);
-  const ids = [...new Set([...hits.map((h) => h.itemId), ...topLexical, ...linked])].filter((id) => !filter.excludeIds!.includes(id));
+  const ids = [...new Set([...hits.map((h) => h.itemId), ...topLexical, ...linked])].filter((id) => !filter.excludeItemIds!.includes(id));
   const rows = await loadItems(deps.db, workspaceId, ids);
   const allowed = [...rows.values()].filter((r) => (!filter.sources || filter.sources.includes(r.source)) && (!filter.types || filter.types.includes(r.type))).map((r) => r.id);
   const missingVectors = allowed.filter((id) => !hits.some((h) => h.itemId === id));

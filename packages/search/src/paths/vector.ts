@@ -1,5 +1,5 @@
 import type { VectorStore } from '@engram/stores';
-import { toVectorFilter, type ItemFilter } from '../filters.js';
+import type { ItemFilter } from '../filters.js';
 import { timed, type PathResult } from './types.js';
 
 /** Below this cosine a sentence-encoder neighbour is noise, not a match: it does not count in `total`. */
@@ -8,7 +8,7 @@ export const VECTOR_FLOOR = 0.3;
 /** The vector path: nearest chunks in the vector store, filters applied inside the search. */
 export function vectorPath(vectors: VectorStore, filter: ItemFilter, queryVector: number[], k: number): Promise<PathResult> {
   return timed(async () => {
-    const hits = await vectors.search(queryVector, toVectorFilter(filter), k);
+    const hits = await vectors.search(queryVector, filter, k);
     const scores = new Map<string, number>();
     const signals = new Map<string, Record<string, number>>();
     for (const h of hits) {
