@@ -81,6 +81,20 @@ describe('the related graph', () => {
     expect((await listItemEdges(db, P)).map((e) => e.type).sort()).toEqual(['commit_pr', 'reverts']);
   });
 
+  it('links a revert that names its commit to that commit only, not to older items with the same title', async () => {
+    const ws = await testWorkspace(db);
+    const older = commit(sha('01d001'), { title: 'Fix tests', occurredAt: '2024-03-01T00:00:00.000Z', updatedAt: '2024-03-01T00:00:00.000Z' });
+    const target = commit(sha('7a26e7'), { title: 'Fix tests', occurredAt: '2025-02-01T00:00:00.000Z', updatedAt: '2025-02-01T00:00:00.000Z' });
+    const revert = commit(sha('5e7e57'), {
+      title: 'Revert "Fix tests"',
+      body: `This reverts commit ${sha('7a26e7')}.`,
+      occurredAt: '2025-02-02T00:00:00.000Z',
+      updatedAt: '2025-02-02T00:00:00.000Z',
+    });
+    for (const e of [older, target, revert]) await stageAndIndex(h, ws, e);
+    expect(await edgeSet(ws)).toEqual([`${idOf(ws, revert)} -reverts-> ${idOf(ws, target)} [commit:${sha('7a26e7')}]`]);
+  });
+
   it('joins a deployment and a pull request that point at the same commit', async () => {
     const ws = await testWorkspace(db);
     const built = sha('d3ad');

@@ -55,5 +55,9 @@ export function itemRefs(event: SourceEvent, ownKeys: readonly string[]): LinkRe
     const rank = seen ? RELATION_RANK[ref.relation] - RELATION_RANK[seen.relation] : 1;
     if (!seen || rank > 0 || (rank === 0 && ref.confidence > seen.confidence)) byKey.set(ref.key, ref);
   }
-  return [...byKey.values()];
+  // A revert that names what it reverts (a commit SHA, a PR number) links by that; its quoted title is a
+  // weak key that also matches older items with the same title ("Fix tests"), so it is dropped then.
+  const refs = [...byKey.values()];
+  const namesTarget = refs.some((r) => r.relation === 'reverts' && !r.key.startsWith('title:'));
+  return namesTarget ? refs.filter((r) => !(r.relation === 'reverts' && r.key.startsWith('title:'))) : refs;
 }
