@@ -51,7 +51,10 @@ export async function scoreRelated(links: readonly Link[], corpusIds: ReadonlySe
   const truth = links.filter((link) => SCORED_KINDS.includes(link.type));
   const retrievable = (id: string): boolean => corpusIds.has(id) || id.startsWith('issue:');
   const reachable = truth.filter((link) => retrievable(link.source) && retrievable(link.target));
-  const roots = [...new Set(reachable.flatMap((link) => [link.source, link.target]).filter((id) => corpusIds.has(id)))].sort().slice(0, maxRoots);
+  const allRoots = [...new Set(reachable.flatMap((link) => [link.source, link.target]).filter((id) => corpusIds.has(id)))].sort();
+  // With --related-roots N, an even sample across all roots (every k-th), not the first N by id (all commits).
+  const step = Number.isFinite(maxRoots) && maxRoots < allRoots.length ? allRoots.length / maxRoots : 1;
+  const roots = step === 1 ? allRoots : Array.from({ length: maxRoots }, (_, i) => allRoots[Math.floor(i * step)]!);
   const rootSet = new Set(roots);
 
   const answers = await mapLimit(roots, concurrency, related);
