@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { contentRoutes } from './contentRoutes.js';
 import type { FakeDoc } from './model.js';
 import { buildRepoModel } from './model.js';
@@ -13,6 +12,7 @@ import type { FakeRequest, FakeResponse } from './paginate.js';
 import { urlsFor } from './rest.js';
 import type { Route } from './routes.js';
 import { restRoutes } from './routes.js';
+import { listenOnLoopback } from '../listen.js';
 
 export interface FakeGitHubOptions {
   /** `owner/name` of the one repository served. */
@@ -162,16 +162,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       out.end(body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    state,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.closeAllConnections();
-      server.close((err) => (err ? reject(err) : resolve()));
-    }),
-  };
+  const { origin, close } = await listenOnLoopback(server);
+  return { url: `${origin}`, state, close };
 }
 
 function parseBody(raw: Buffer): unknown {

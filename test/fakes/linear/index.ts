@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { execute, parse, validate, type DocumentNode } from 'graphql';
 import { linearFixture, type FakeLinearData } from './fixture.js';
 import { linearRootValue } from './resolvers.js';
 import { buildLinearSchema } from './schema.js';
+import { listenOnLoopback } from '../listen.js';
 
 export { linearFixture, fakeLinearId } from './fixture.js';
 export type * from './fixture.js';
@@ -112,14 +112,6 @@ export async function startFakeLinear(options: FakeLinearOptions): Promise<FakeL
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => json(res, 500, { errors: [{ message: String(error) }] }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/graphql`,
-    state,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.closeAllConnections();
-      server.close((err) => (err ? reject(err) : resolve()));
-    }),
-  };
+  const { origin, close } = await listenOnLoopback(server);
+  return { url: `${origin}/graphql`, state, close };
 }

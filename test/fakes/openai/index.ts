@@ -2,9 +2,9 @@
 // prompt contract in prompt.ts) and a Cohere-compatible rerank, behind Bearer auth, with optional
 // leading 429s and 500s to exercise retries.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseRelevancePrompt, scoreRelevance } from './prompt.js';
 import { bagOfWordsVector, float32Base64, overlapScore, words } from './words.js';
+import { listenOnLoopback } from '../listen.js';
 
 export { parseRelevancePrompt, scoreRelevance, type RelevancePrompt, type ScoredCandidate } from './prompt.js';
 export { bagOfWordsVector, overlapScore } from './words.js';
@@ -179,15 +179,6 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
       send(res, status, errorBody(String((error as Error)?.message ?? error), 'invalid_request_error'));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    state,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  const { origin, close } = await listenOnLoopback(server);
+  return { url: `${origin}/v1`, state, close };
 }

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { vercelFixture, type FakeVercelDeployment, type FakeVercelEvent } from './fixture.js';
+import { listenOnLoopback } from '../listen.js';
 
 export { vercelFixture } from './fixture.js';
 export type * from './fixture.js';
@@ -134,14 +134,6 @@ export async function startFakeVercel(options: FakeVercelOptions): Promise<FakeV
   const server = createServer((req, res) => {
     try { handle(req, res); } catch (e) { error(res, 500, 'internal_server_error', String(e)); }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    state,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.closeAllConnections();
-      server.close((err) => (err ? reject(err) : resolve()));
-    }),
-  };
+  const { origin, close } = await listenOnLoopback(server);
+  return { url: `${origin}`, state, close };
 }
