@@ -1,22 +1,11 @@
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
+import type { SyncCursor } from '@engram/stores';
 import type { Context } from '../context.js';
 import { formatDuration, sleep } from '../output.js';
 
-export interface StreamProgress {
-  stream: string;
-  mode: 'backfill' | 'incremental';
-  state: string;
-  pages: number;
-  items: number;
-  totalHint: number | null;
-  rateLimitWaits: number;
-  rateLimitWaitMs: number;
-  error: string | null;
-  startedAt: string | null;
-  itemsPerSecond: number;
-  etaSeconds: number | null;
-}
+/** A stream's state as `GET /admin/connections/:id` answers it: the stored cursor row plus rate and ETA. */
+export type StreamProgress = Omit<SyncCursor, 'cursor'> & { itemsPerSecond: number; etaSeconds: number | null };
 interface ConnectionView { id: string; provider: string; streams: StreamProgress[] }
 
 const FINISHED = new Set(['done', 'failed', 'paused']);
