@@ -1,6 +1,6 @@
 import type { FindSimilarRequest, SourceEvent } from '@engram/contracts';
 import type { Db, VectorStore } from '@engram/stores';
-import { loadItems } from './candidates.js';
+import { loadFiltered, loadItems } from './candidates.js';
 import { toItemFilter } from './filters.js';
 import { lexicalPath, DEFAULT_LEXICAL } from './paths/lexical.js';
 import type { StatsCache } from './paths/stats.js';
@@ -128,8 +128,9 @@ export async function findSimilar(deps: FindSimilarDeps, workspaceId: string, re
   const linked = new Set(links.rows.map((r) => r.other));
   const topLexical = [...lexical.scores].sort((a, b) => b[1] - a[1]).slice(0, 50).map(([id]) => id);
   const ids = [...new Set([...hits.map((h) => h.itemId), ...topLexical, ...linked])].filter((id) => !filter.excludeItemIds!.includes(id));
-  const rows = await loadItems(deps.db, workspaceId, ids);
-  const allowed = [...rows.values()].filter((r) => (!filter.sources || filter.sources.includes(r.source)) && (!filter.types || filter.types.includes(r.type))).map((r) => r.id);
+  // Every filter applies to every candidate, including graph neighbours (which no index filtered).
+  const rows = await loadFiltered(deps.db, filter, ids);
+  const allowed = [...rows.keys()];
   const missingVectors = allowed.filter((id) => !hits.some((h) => h.itemId === id));
   const extraVectors = await deps.vectors.getVectors(workspaceId, missingVectors);
   const cosOf = new Map(hits.map((h) => [h.itemId, h.similarity]));

@@ -79,7 +79,7 @@ export function createSearchService(deps: SearchDeps) {
     const embedding = runs('vector') || runs('cluster') ? deps.embedder.embed([request.query]).then((v) => ({ vector: v[0]!, ms: performance.now() - embedStart })) : null;
     const [lex, ent, act, vec, clu] = await Promise.all([
       runs('lexical') ? lexicalPath(deps.db, stats, filter, terms, lexical) : emptyPath(),
-      runs('entity') ? entityPath(deps.db, filter, queryEntities(request.query), PATH_K) : emptyPath(),
+      runs('entity') ? entityPath(deps.db, stats, filter, queryEntities(request.query), PATH_K) : emptyPath(),
       runs('actor') ? actorPath(deps.db, filter, { terms, words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
       runs('vector') && embedding ? embedding.then((e) => vectorPath(deps.vectors, filter, e.vector, PATH_K)) : emptyPath(),
       runs('cluster') && embedding

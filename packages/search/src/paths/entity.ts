@@ -1,5 +1,6 @@
 import type { Queryable } from '@engram/stores';
 import { itemFilterSql, type ItemFilter } from '../filters.js';
+import type { StatsCache } from './stats.js';
 import { timed, type PathResult } from './types.js';
 
 export interface QueryEntity {
@@ -13,21 +14,20 @@ export interface QueryEntity {
  * and areas, languages, packages, keywords). An item's score is the share of the query's entity weight
  * (idf x confidence) it covers, so it stays in [0, 1].
  */
-export function entityPath(db: Queryable, filter: ItemFilter, entities: QueryEntity[], k: number): Promise<PathResult> {
+export function entityPath(db: Queryable, stats: StatsCache, filter: ItemFilter, entities: QueryEntity[], k: number): Promise<PathResult> {
   return timed(async () => {
     if (entities.length === 0) return { scores: new Map() };
     const keys = [...new Set(entities.map((e) => e.key))];
     const where = itemFilterSql(filter, 3);
-    const stats = await db.query<{ key: string; category: string; item_count: number }>(
+    const known = await db.query<{ key: string; category: string; item_count: number }>(
       'SELECT key, category, item_count FROM entities WHERE workspace_id = $1 AND key = ANY($2::text[])',
       [filter.workspaceId, keys],
     );
-    if (stats.rows.length === 0) return { scores: new Map() };
-    const total = await db.query<{ n: string }>('SELECT count(*) AS n FROM items WHERE workspace_id = $1', [filter.workspaceId]);
-    const n = Math.max(1, Number(total.rows[0]?.n ?? 1));
+    if (known.rows.length === 0) return { scores: new Map() };
+    const n = Math.max(1, (await stats.get(filter.workspaceId)).documents);
     const weight = new Map<string, number>();
     for (const e of entities) {
-      const stat = stats.rows.find((r) => r.key === e.key && (r.category === e.category || e.category === '*'));
+      const stat = known.rows.find((r) => r.key === e.key && (r.category === e.category || e.category === '*'));
       if (!stat) continue;
       const idf = Math.log(1 + n / Math.max(1, stat.item_count));
       weight.set(`${stat.category}\u001f${stat.key}`, Math.max(weight.get(`${stat.category}\u001f${stat.key}`) ?? 0, idf * e.confidence));
