@@ -137,6 +137,28 @@ describe.each(backends())('POST /v1/related ($name)', (backend) => {
     expect((await related({ id: otherIds[0] })).status).toBe(404);
   });
 
+  it('an issue the item fixes but that is not indexed is a stub node with a fixes edge; the stub is not an item', async () => {
+    const own = await api.tenant('stubs');
+    const [pr] = await api.index(own.workspaceId, [{ ...story.fixPr, body: 'Treat an empty config file as the default configuration.\n\nFixes #77', refs: [] }]);
+    const res = await api.post('/v1/related', { id: pr }, own);
+    const graph = res.body as Graph;
+    const stub = 'ref:gh:acme/widgets#77';
+    expect(graph.data.nodes).toContainEqual({
+      id: stub,
+      title: 'acme/widgets#77',
+      source: 'github',
+      type: 'issue',
+      url: 'https://github.com/acme/widgets/issues/77',
+      occurredAt: story.fixPr.occurredAt,
+      isRoot: false,
+    });
+    expect(graph.data.edges).toContainEqual({ source: pr, target: stub, type: 'fixes', linkingKey: 'gh:acme/widgets#77', confidence: expect.any(Number) });
+    expect((await api.post('/v1/contents', { ids: [stub] }, own)).body.missing).toEqual([stub]);
+    const asRoot = await api.post('/v1/related', { id: stub }, own);
+    expect(asRoot.status).toBe(404);
+    expect(asRoot.body.data).toEqual({ resource: 'item' });
+  });
+
   for (const [body, field] of [
     [{}, 'id'],
     [{ id: 'obs_x', depth: 0 }, 'depth'],
