@@ -15,6 +15,11 @@ afterAll(async () => {
   await h.db.close();
 });
 
+function permutations<T>(list: readonly T[]): T[][] {
+  if (list.length <= 1) return [[...list]];
+  return list.flatMap((first, i) => permutations([...list.slice(0, i), ...list.slice(i + 1)]).map((rest) => [first, ...rest]));
+}
+
 const idOf = (ws: string, e: SourceEventInput) => itemIdOf(ws, { type: e.type, source: e.source, externalId: e.externalId });
 const edgeSet = async (ws: string) => (await listWorkspaceEdges(db, ws)).map((e) => `${e.sourceId} -${e.type}-> ${e.targetId} [${e.linkingKey}]`).sort();
 
@@ -46,7 +51,7 @@ describe('the related graph', () => {
     expect(await listWorkspaceEdges(db, prFirst, ['commit_pr'])).toHaveLength(1);
   });
 
-  it('links fixes, reverts by title and by sha, and drops an edge when its reference is edited away', async () => {
+  it('links fixes, a revert commit to the commit it reverts only, and drops an edge when its reference is edited away', async () => {
     const ws = await testWorkspace(db);
     const issue: SourceEventInput = {
       source: 'github', type: 'issue', externalId: 'github:acme/app:issue:40', url: 'https://github.com/acme/app/issues/40',
@@ -73,12 +78,11 @@ describe('the related graph', () => {
         `${C} -fixes-> ${I} [gh:acme/app#40]`,
         `${P} -commit_pr-> ${C} [commit:${merge}]`,
         `${R} -reverts-> ${C} [commit:${merge}]`,
-        `${R} -reverts-> ${P} [gh:acme/app#42]`,
       ].sort(),
     );
 
     await stageAndIndex(h, ws, { ...pr, body: 'No issue after all', updatedAt: '2025-01-25T00:00:00.000Z' });
-    expect((await listItemEdges(db, P)).map((e) => e.type).sort()).toEqual(['commit_pr', 'reverts']);
+    expect((await listItemEdges(db, P)).map((e) => e.type).sort()).toEqual(['commit_pr']);
   });
 
   it('links a revert that names its commit to that commit only, not to older items with the same title', async () => {
@@ -93,6 +97,91 @@ describe('the related graph', () => {
     });
     for (const e of [older, target, revert]) await stageAndIndex(h, ws, e);
     expect(await edgeSet(ws)).toEqual([`${idOf(ws, revert)} -reverts-> ${idOf(ws, target)} [commit:${sha('7a26e7')}]`]);
+  });
+
+  describe('reverts join changes at the same level, whatever the arrival order', () => {
+    const original = pullRequest(42, {
+      title: 'Fix quotes in JSX',
+      refs: [
+        { key: `commit:${sha('a11ce1')}`, relation: 'contains', confidence: 1 },
+        { key: `commit:${merge}`, relation: 'merged_as', confidence: 1 },
+      ],
+    });
+    const branchCommit = commit(sha('a11ce1'), { title: 'Quote JSX attributes', occurredAt: '2025-01-09T10:00:00.000Z' });
+    const later = { occurredAt: '2025-01-20T00:00:00.000Z', updatedAt: '2025-01-20T00:00:00.000Z' };
+    const reverts = async (events: SourceEventInput[]) => {
+      const ws = await testWorkspace(db);
+      for (const e of events) await stageAndIndex(h, ws, e);
+      const ids = new Map(events.map((e) => [idOf(ws, e), e.externalId]));
+      return (await listWorkspaceEdges(db, ws, ['reverts'])).map((e) => `${ids.get(e.sourceId)} -> ${ids.get(e.targetId)} [${e.linkingKey}]`).sort();
+    };
+
+    it('a revert commit naming the pull request reverts its squash commit, not the pull request', async () => {
+      // Merged by the squash button: the subject names the reverted PR and the revert PR, no sha.
+      const revert = commit(sha('beef02'), { title: 'Revert "Fix quotes in JSX (#42)" (#43)', ...later });
+      for (const order of permutations([original, squash, revert])) {
+        expect(await reverts(order)).toEqual([`${revert.externalId} -> ${squash.externalId} [gh:acme/app#42]`]);
+      }
+    });
+
+    it('a revert pull request naming a commit sha reverts the pull request holding that commit', async () => {
+      const revertPr = pullRequest(44, { title: 'Undo JSX quoting', body: `This reverts commit ${sha('a11ce1')}.`, ...later });
+      const bySquash = pullRequest(45, { title: 'Undo JSX quoting again', body: `This reverts commit ${merge}.`, ...later });
+      for (const order of permutations([original, branchCommit, revertPr])) {
+        expect(await reverts(order)).toEqual([`${revertPr.externalId} -> ${original.externalId} [commit:${sha('a11ce1')}]`]);
+      }
+      for (const order of permutations([original, squash, bySquash])) {
+        expect(await reverts(order)).toEqual([`${bySquash.externalId} -> ${original.externalId} [commit:${merge}]`]);
+      }
+    });
+
+    it('a revert pull request titled `Revert "X" (#n)` reverts pull request n', async () => {
+      const revertPr = pullRequest(46, { title: 'Revert "Fix quotes in JSX" (#42)', ...later });
+      for (const order of permutations([original, squash, revertPr])) {
+        expect(await reverts(order)).toEqual([`${revertPr.externalId} -> ${original.externalId} [gh:acme/app#42]`]);
+      }
+    });
+
+    it('makes no edge when the reverted change exists only at the other level', async () => {
+      // The PR was merged with a merge commit: no commit stands for #42, so the revert commit links nothing.
+      const unsquashed = pullRequest(42, { title: 'Fix quotes in JSX', refs: [{ key: `commit:${sha('a11ce1')}`, relation: 'contains', confidence: 1 }] });
+      const revert = commit(sha('beef03'), { title: 'Revert "Fix quotes in JSX (#42)"', ...later });
+      const revertPr = pullRequest(47, { title: 'Revert a commit', body: `This reverts commit ${sha('0dd1')}.`, ...later });
+      const lone = commit(sha('0dd1'), { title: 'Tweak', occurredAt: '2025-01-09T00:00:00.000Z' });
+      for (const order of permutations([unsquashed, revert, revertPr, lone])) expect(await reverts(order)).toEqual([]);
+    });
+
+    it('a revert by title only links to a holder of its own type', async () => {
+      const titledPr = pullRequest(50, { title: 'Fix tests', occurredAt: '2025-01-05T00:00:00.000Z' });
+      const titledCommit = commit(sha('f1f1'), { title: 'Fix tests', occurredAt: '2025-01-06T00:00:00.000Z' });
+      const revertCommit = commit(sha('f2f2'), { title: 'Revert "Fix tests"', ...later });
+      const revertPr = pullRequest(51, { title: 'Revert "Fix tests"', ...later });
+      for (const order of permutations([titledPr, titledCommit, revertCommit, revertPr])) {
+        expect(await reverts(order)).toEqual(
+          [`${revertCommit.externalId} -> ${titledCommit.externalId} [title:fix tests]`, `${revertPr.externalId} -> ${titledPr.externalId} [title:fix tests]`].sort(),
+        );
+      }
+    });
+
+    it('an issue that says it reverts a change still links to it', async () => {
+      const target = commit(sha('ab12'), { title: 'Tweak', occurredAt: '2025-01-09T00:00:00.000Z' });
+      const report: SourceEventInput = {
+        source: 'github', type: 'issue', externalId: 'github:acme/app:issue:90', url: 'https://github.com/acme/app/issues/90',
+        title: 'Tweak broke the build', body: `We should revert it. This reverts commit ${sha('ab12')}.`, ...later,
+        keys: ['issue:acme/app#90'], container: 'acme/app',
+      };
+      for (const order of permutations([target, report])) expect(await reverts(order)).toEqual([`${report.externalId} -> ${target.externalId} [commit:${sha('ab12')}]`]);
+    });
+
+    it('counts only holders of its own type against the title limit', async () => {
+      // Five changes titled "Bump deps" would be too many to tell apart, but only one of them is a commit.
+      const prs = [60, 61, 62, 63].map((n, i) => pullRequest(n, { title: 'Bump deps', occurredAt: `2025-01-0${i + 1}T00:00:00.000Z` }));
+      const bump = commit(sha('b0b0'), { title: 'Bump deps', occurredAt: '2025-01-07T00:00:00.000Z' });
+      const revert = commit(sha('b1b1'), { title: 'Revert "Bump deps"', ...later });
+      for (const order of [[...prs, bump, revert], [revert, bump, ...prs], [prs[0]!, revert, prs[1]!, bump, prs[2]!, prs[3]!]]) {
+        expect(await reverts(order)).toEqual([`${revert.externalId} -> ${bump.externalId} [title:bump deps]`]);
+      }
+    });
   });
 
   it('joins a deployment and a pull request that point at the same commit', async () => {

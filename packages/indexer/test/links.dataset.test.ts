@@ -119,6 +119,22 @@ describe.skipIf(!existsSync(`${DATA}corpus.json`))('links recovered on prettier 
     expect(s.recall).toBeGreaterThanOrEqual(0.9);
   });
 
+  it('recovers reverts exactly: a commit reverts a commit, a pull request reverts a pull request', async () => {
+    const edges = await listWorkspaceEdges(db, ws, ['reverts']);
+    const predicted = new Set(edges.map((e) => `${corpusIdOfItem.get(e.sourceId)!} ${corpusIdOfItem.get(e.targetId)!}`));
+    const truth = new Set(links.filter((l) => (l.type === 'reverts' || l.relation === 'revert') && inSubset(l)).map((l) => `${l.source} ${l.target}`));
+    const level = (id: string) => id.slice(0, id.indexOf(':'));
+    const crossLevel = [...predicted].filter((p) => level(p.split(' ')[0]!) !== level(p.split(' ')[1]!));
+    const s = score(predicted, truth);
+    const missed = [...truth].filter((t) => !predicted.has(t));
+    const extra = [...predicted].filter((p) => !truth.has(p));
+    console.log(`reverts exact: precision ${s.precision.toFixed(3)} recall ${s.recall.toFixed(3)} (${s.hits}/${s.predicted} predicted, ${s.truth} true) missed ${missed.join(', ')} extra ${extra.join(', ')}`);
+    expect(crossLevel).toEqual([]);
+    expect(s.truth).toBeGreaterThan(20);
+    expect(s.precision).toBeGreaterThanOrEqual(0.9);
+    expect(s.recall).toBeGreaterThanOrEqual(0.9);
+  });
+
   it('recovers fixes references (the fixed issues are not in the corpus, so refs are scored, not edges)', async () => {
     const refs = await db.query<{ item_id: string; key: string }>("SELECT item_id, key FROM item_refs WHERE workspace_id = $1 AND relation = 'fixes'", [ws]);
     const prefix = `gh:${REPO}#`;

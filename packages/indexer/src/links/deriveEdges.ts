@@ -1,13 +1,16 @@
 import { IDENTITY_RELATION, findKeyMatches, type EdgeRow, type KeyMatch, type Queryable } from '@engram/stores';
-import { SHARED_RELATIONS, edgeTypeOf, orient } from './edgeTypes.js';
+import { REVERT_COUNTERPART_RELATIONS, SHARED_RELATIONS, edgeTypeOf, orient } from './edgeTypes.js';
 import type { LinkRef } from './keys.js';
 
 /**
  * A `title:` key is a weak identity (titles repeat: "Update dependencies"). A revert links through it
- * only to items that came before the revert, and only when few do (a PR, its squash commit, a backport).
+ * only to items of its own type that came before it, and only when few do (the change, a backport).
  */
 export const TITLE_KEY_LIMIT = 4;
-/** A branch or commit pointed at by more items than this (a long-lived branch) links nothing by itself. */
+/**
+ * A branch or commit pointed at by more items than this (a long-lived branch) links nothing by itself;
+ * nor does a key that more counterparts of a revert's type stand for.
+ */
 export const SHARED_KEY_LIMIT = 25;
 
 export interface LinkedItem {
@@ -43,7 +46,7 @@ export async function deriveEdges(db: Queryable, item: LinkedItem): Promise<Edge
   const holdersByKey = groupByKey(holders);
   for (const ref of direct) {
     let targets = holdersByKey.get(ref.key) ?? [];
-    if (isTitleKey(ref.key)) targets = titleTargets(targets, item.occurredAt);
+    if (isTitleKey(ref.key)) targets = titleTargets(targets.filter((h) => h.itemType === item.type), item.occurredAt);
     for (const h of targets) add(self, { id: h.itemId, type: h.itemType }, ref.relation, ref.key, ref.confidence);
   }
 
@@ -55,7 +58,9 @@ export async function deriveEdges(db: Queryable, item: LinkedItem): Promise<Edge
     : new Map<string, KeyMatch[]>();
   for (const r of referrers) {
     if (isTitleKey(r.key)) {
-      const candidates = [...(otherHolders.get(r.key) ?? []), { itemId: item.id, occurredAt: item.occurredAt } as KeyMatch];
+      if (r.itemType !== item.type) continue;
+      const sameType = (otherHolders.get(r.key) ?? []).filter((h) => h.itemType === item.type);
+      const candidates = [...sameType, { itemId: item.id, occurredAt: item.occurredAt } as KeyMatch];
       if (!titleTargets(candidates, r.occurredAt).some((c) => c.itemId === item.id)) continue;
     }
     add({ id: r.itemId, type: r.itemType }, self, r.relation, r.key, r.confidence);
@@ -74,7 +79,45 @@ export async function deriveEdges(db: Queryable, item: LinkedItem): Promise<Edge
       push({ ...orient(type, self, { id: o.itemId, type: o.itemType }), type, linkingKey: ref.key, confidence: Math.min(ref.confidence, o.confidence) });
     }
   }
+
+  for (const edge of await counterpartReverts(db, item)) push(edge);
   return [...out.values()];
+}
+
+const isCounterpartRelation = (relation: string): boolean => REVERT_COUNTERPART_RELATIONS.includes(relation);
+
+/**
+ * Reverts that name the other level of a change, resolved to the counterpart of the revert's own type:
+ * revert commit `reverts gh:#n` + squash commit `merged_as gh:#n`, revert PR `reverts commit:<sha>` + PR
+ * `merged_as`/`contains commit:<sha>`. Both sides are refs, so either item finds the other whichever
+ * arrives first: this item's reverts -> counterparts, and this item's counterpart refs -> reverts.
+ */
+async function counterpartReverts(db: Queryable, item: LinkedItem): Promise<EdgeRow[]> {
+  const reverts = item.refs.filter((r) => r.relation === 'reverts' && !isTitleKey(r.key));
+  const standsFor = item.refs.filter((r) => isCounterpartRelation(r.relation));
+  const keys = [...reverts, ...standsFor].map((r) => r.key);
+  const matches = await findKeyMatches(db, {
+    workspaceId: item.workspaceId,
+    excludeItemId: item.id,
+    keys,
+    relations: ['reverts', ...REVERT_COUNTERPART_RELATIONS],
+  });
+  const byKey = groupByKey(matches.filter((m) => m.itemType === item.type));
+  const edges: EdgeRow[] = [];
+  const edge = (sourceId: string, targetId: string, key: string, confidence: number) =>
+    edges.push({ sourceId, targetId, type: 'reverts', linkingKey: key, confidence });
+  for (const ref of reverts) {
+    const counterparts = (byKey.get(ref.key) ?? []).filter((m) => isCounterpartRelation(m.relation));
+    if (counterparts.length > SHARED_KEY_LIMIT) continue;
+    for (const c of counterparts) edge(item.id, c.itemId, ref.key, Math.min(ref.confidence, c.confidence));
+  }
+  for (const ref of standsFor) {
+    const onKey = byKey.get(ref.key) ?? [];
+    // The same limit as seen from the revert: every counterpart on the key, this item included.
+    if (onKey.filter((m) => isCounterpartRelation(m.relation)).length + 1 > SHARED_KEY_LIMIT) continue;
+    for (const r of onKey) if (r.relation === 'reverts') edge(r.itemId, item.id, ref.key, Math.min(ref.confidence, r.confidence));
+  }
+  return edges;
 }
 
 function groupByKey(matches: readonly KeyMatch[]): Map<string, KeyMatch[]> {

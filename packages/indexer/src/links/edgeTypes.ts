@@ -17,14 +17,20 @@ export type EdgeType =
 
 const isCommitPr = (a: string, b: string): boolean => (a === 'commit' && b === 'pull_request') || (a === 'pull_request' && b === 'commit');
 
-/** Type of an edge from a referencing item (`fromType`) to the item holding the key (`toType`); null: no direct edge. */
+/**
+ * Type of an edge from a referencing item (`fromType`) to the item holding the key (`toType`); null: no direct edge.
+ * A revert between changes joins one level (a commit reverts a commit, a pull request a pull request): a revert
+ * that names the other level reaches its own level through REVERT_COUNTERPART_RELATIONS instead. Anything
+ * else that says it reverts a change (an issue, a message) links to it directly.
+ */
 export function edgeTypeOf(relation: string, fromType: string, toType: string): EdgeType | null {
   switch (relation) {
     case 'contains':
     case 'merged_as':
       return isCommitPr(fromType, toType) ? 'commit_pr' : 'references';
-    case 'fixes':
     case 'reverts':
+      return isCommitPr(fromType, toType) ? null : 'reverts';
+    case 'fixes':
     case 'references':
     case 'attachment':
     case 'built_from':
@@ -43,6 +49,13 @@ export const SHARED_RELATIONS: Readonly<Record<string, EdgeType>> = {
   built_from: 'same_commit',
   on_branch: 'same_branch',
 };
+
+/**
+ * Relations by which an item stands for a key of the other level of the same change: a squash commit is
+ * `merged_as gh:o/r#n` of its pull request, a pull request is `merged_as`/`contains commit:<sha>` of its
+ * commits. A revert naming that key reverts the item of its own type holding one of these refs.
+ */
+export const REVERT_COUNTERPART_RELATIONS: readonly string[] = ['merged_as', 'contains'];
 
 /** Types without a natural direction get one canonical direction, so each pair has one edge whoever arrives first. */
 export function orient(

@@ -30,6 +30,8 @@ const RELATION_RANK: Record<RefRelation, number> = {
   reverts: 3, fixes: 2, merged_as: 2, contains: 1, built_from: 1, attachment: 1, parent: 1, in_project: 1, on_branch: 1, references: 0,
 };
 
+const REVERT_SUBJECT = /^\s*revert\b/i;
+
 /** A GitHub repository container `owner/name`: the home of `#123` references in its text. */
 const githubRepo = (event: SourceEvent): string | undefined =>
   event.source === 'github' && event.container?.includes('/') ? event.container.toLowerCase() : undefined;
@@ -46,6 +48,11 @@ export function itemRefs(event: SourceEvent, ownKeys: readonly string[]): LinkRe
   if (event.type === 'commit' && event.title && repo) {
     const n = squashMergeNumber(event.title);
     if (n !== null) found.push({ key: `gh:${repo}#${n}`, relation: 'merged_as', confidence: 0.95 });
+  }
+  // A pull request title is never a squash subject: in `Revert "X" (#n)` the number names the reverted PR.
+  if (event.type === 'pull_request' && event.title && repo && REVERT_SUBJECT.test(event.title)) {
+    const n = squashMergeNumber(event.title);
+    if (n !== null) found.push({ key: `gh:${repo}#${n}`, relation: 'reverts', confidence: 0.9 });
   }
   const own = new Set(ownKeys);
   const byKey = new Map<string, LinkRef>();
