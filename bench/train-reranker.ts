@@ -56,7 +56,9 @@ const WORKSPACE_NAME = 'reranker-training';
  * events still pending are enqueued again by `startJobs`, and the embedding cache keeps finished work.
  */
 async function openIndex(): Promise<{ runtime: Runtime; workspaceId: string }> {
-  const config = loadConfig({ ENGRAM_DATA_DIR: indexDir, LOG_LEVEL: 'warn' });
+  // Training never runs the second stage, and the bundled model may be of an older feature version (the
+  // runtime refuses to load it): point the runtime at a hosted reranker it will never call instead.
+  const config = loadConfig({ ENGRAM_DATA_DIR: indexDir, LOG_LEVEL: 'warn', RERANK_URL: 'http://127.0.0.1:9/rerank' });
   const runtime = await createRuntime(config, createLogger({ level: 'warn', name: 'train-reranker' }));
   if (existsSync(stateFile)) return { runtime, workspaceId: (JSON.parse(await readFile(stateFile, 'utf8')) as { workspaceId: string }).workspaceId };
   const started = performance.now();

@@ -7,11 +7,13 @@
  * them) by coordinate ascent on mean nDCG@10. Prints the best weights, the default's score, and the
  * per-path ablation; never looks at the test split.
  */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
 import { SearchRequest } from '../packages/contracts/src/index.js';
 import { createLogger, createRuntime, loadConfig } from '../packages/runtime/src/index.js';
-import { DEFAULT_FUSION, fuse, recencyScore, type FusionWeights } from '../packages/search/src/fusion.js';
+import { DEFAULT_FUSION, fuse, fusionSignals, recencyScore, type FusionWeights } from '../packages/search/src/fusion.js';
 import { createSearchService } from '../packages/search/src/service.js';
 import { DEFAULT_LEXICAL, type LexicalParams } from '../packages/search/src/paths/lexical.js';
 import type { Candidate } from '../packages/search/src/rank/types.js';
@@ -32,6 +34,12 @@ const { values: args } = parseArgs({
     paths: { type: 'string' },
     /** Only score DEFAULT_FUSION and each path removed from it (the ablation table). */
     'ablate-only': { type: 'boolean', default: false },
+    /** Also estimate how tuned weights generalise: k-fold cross-validation over the dev queries. */
+    cv: { type: 'boolean', default: false },
+    /** Run the dev queries again instead of reusing the candidates cached in the index dir. */
+    recollect: { type: 'boolean', default: false },
+    /** Comma-separated weights to leave at their default (not tuned), e.g. `proximity,termCoverage`. */
+    fixed: { type: 'string', default: '' },
   },
 });
 const lexical: LexicalParams = {
@@ -51,74 +59,133 @@ if (!args.index) throw new Error('--index <data dir of an Engram instance holdin
 const dataset = await loadDataset(resolve(args.data));
 const byCommit = pullRequestsByCommit(dataset.corpus, dataset.links);
 const dev = splitQueries(dataset.queries, 'dev');
-const runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: resolve(args.index), LOG_LEVEL: 'warn' }), createLogger({ level: 'warn' }));
-const workspaceId = args.workspace ?? (await listWorkspaces(runtime.db))[0]!.id;
-const service = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder, lexical });
 
+/** What tuning needs of a candidate: everything `fuse` reads. */
+interface Scored {
+  id: string;
+  datasetId: string;
+  occurredAt: string;
+  paths: Candidate['paths'];
+  signals: Record<string, number>;
+}
 interface Row {
   judgement: Judgement;
-  candidates: (Candidate & { datasetId: string })[];
+  candidates: Scored[];
 }
-const rows: Row[] = [];
-const started = performance.now();
-for (const q of dev) {
-  const out = await service.search(workspaceId, SearchRequest.parse({ query: q.query, mode: 'fast', limit: 10, includeContext: false }), { debugCandidates: true });
-  const ids = out.candidates!.map((c) => c.id);
-  const urls = await runtime.db.query<{ id: string; url: string }>('SELECT id, url FROM items WHERE id = ANY($1::text[])', [ids]);
-  const urlOf = new Map(urls.rows.map((r) => [r.id, r.url]));
-  rows.push({
-    judgement: judgementOf(q, byCommit),
-    candidates: out.candidates!.map((c) => ({ ...c, datasetId: datasetIdFromUrl(urlOf.get(c.id) ?? '') ?? c.id })),
-  });
+
+/** The dev queries' pooled candidates; the pool does not depend on the fusion weights, so it is cached. */
+async function gather(): Promise<Row[]> {
+  const cacheFile = join(resolve(args.index!), `fusion-candidates-${lexicalTag}.json`);
+  if (existsSync(cacheFile) && !args.recollect) return JSON.parse(await readFile(cacheFile, 'utf8')) as Row[];
+  // `fast` only: no second stage runs, so a bundled model of an older feature version must not stop us.
+  const config = loadConfig({ ENGRAM_DATA_DIR: resolve(args.index!), LOG_LEVEL: 'warn', RERANK_URL: 'http://127.0.0.1:9/rerank' });
+  const runtime = await createRuntime(config, createLogger({ level: 'warn' }));
+  try {
+    const workspaceId = args.workspace ?? (await listWorkspaces(runtime.db))[0]!.id;
+    const service = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder, lexical });
+    const urls = new Map((await runtime.db.query<{ id: string; url: string }>('SELECT id, url FROM items WHERE workspace_id = $1', [workspaceId])).rows.map((r) => [r.id, r.url]));
+    const out: Row[] = [];
+    const started = performance.now();
+    for (const q of dev) {
+      const result = await service.search(workspaceId, SearchRequest.parse({ query: q.query, mode: 'fast', limit: 10, includeContext: false }), { debugCandidates: true });
+      out.push({
+        judgement: judgementOf(q, byCommit),
+        candidates: result.candidates!.map((c) => ({
+          id: c.id,
+          datasetId: datasetIdFromUrl(urls.get(c.id) ?? '') ?? c.id,
+          occurredAt: c.occurredAt,
+          paths: c.paths,
+          signals: c.signals,
+        })),
+      });
+    }
+    console.error(`gathered ${out.length} dev queries in ${Math.round((performance.now() - started) / 1000)} s`);
+    await writeFile(cacheFile, JSON.stringify(out));
+    return out;
+  } finally {
+    await runtime.close();
+  }
 }
-console.error(`gathered ${rows.length} dev queries in ${Math.round((performance.now() - started) / 1000)} s`);
+
+const lexicalTag = `${lexical.k1}-${lexical.b}-${lexical.fieldWeights.A}-${lexical.fieldWeights.B}-${lexical.fieldWeights.C}`;
+const rows = await gather();
+// Judgements hold Sets, which JSON does not keep: rebuild them from the queries.
+rows.forEach((r, i) => (r.judgement = judgementOf(dev[i]!, byCommit)));
 const now = new Date();
 
-function evaluate(w: FusionWeights): number {
+function evaluate(w: FusionWeights, on: readonly Row[] = rows): number {
   let total = 0;
-  for (const r of rows) {
+  for (const r of on) {
     const ranked = r.candidates
-      .map((c) => ({ id: c.datasetId, s: fuse(c.paths, recencyScore(c.occurredAt, now, w.recencyHalfLifeDays), w), tie: c.id }))
+      .map((c) => ({ id: c.datasetId, s: fuse(c.paths, fusionSignals(c.signals, recencyScore(c.occurredAt, now, w.recencyHalfLifeDays)), w), tie: c.id }))
       .sort((a, b) => b.s - a.s || (a.tie < b.tie ? -1 : 1))
       .map((x) => x.id);
     total += ndcgAt(ranked, r.judgement, 10);
   }
-  return total / rows.length;
+  return on.length ? total / on.length : 0;
 }
 
-const keys = ['lexical', 'vector', 'entity', 'cluster', 'actor', 'recency'] as const;
-let best: FusionWeights = { ...DEFAULT_FUSION };
-let bestScore = evaluate(best);
-console.log(`default ${JSON.stringify(DEFAULT_FUSION)} -> dev nDCG@10 ${bestScore.toFixed(4)}`);
-if (args['ablate-only']) {
-  for (const k of keys) console.log(`| ${k} removed | ${evaluate({ ...DEFAULT_FUSION, [k]: 0 }).toFixed(3)} | ${(evaluate({ ...DEFAULT_FUSION, [k]: 0 }) - bestScore).toFixed(3)} |`);
-  await runtime.close();
-  process.exit(0);
-}
-for (let round = 0; round < 4; round++) {
-  let improved = false;
-  for (const k of keys) {
-    for (const factor of [0, 0.25, 0.5, 0.75, 1.5, 2, 3]) {
-      const trial = { ...best, [k]: Math.round(best[k] * factor * 1000) / 1000 || (factor === 0 ? 0 : 0.01) };
-      const s = evaluate(trial);
+const KEYS = ['lexical', 'vector', 'entity', 'cluster', 'actor', 'recency', 'proximity', 'termCoverage'] as const;
+const fixed = new Set(args.fixed.split(',').filter(Boolean));
+const tuned = KEYS.filter((k) => !fixed.has(k));
+
+/** Coordinate ascent on mean nDCG@10 over `on`: relative steps, and absolute starts for a weight at 0. */
+function tune(start: FusionWeights, on: readonly Row[]): { weights: FusionWeights; score: number } {
+  let best = { ...start };
+  let bestScore = evaluate(best, on);
+  for (let round = 0; round < 6; round++) {
+    let improved = false;
+    for (const k of tuned) {
+      const trials = best[k] === 0 ? [0.05, 0.1, 0.25, 0.5, 1].map((f) => Math.round(best.lexical * f * 1000) / 1000) : [0, 0.25, 0.5, 0.75, 1.5, 2, 3].map((f) => Math.round(best[k] * f * 1000) / 1000);
+      for (const value of trials) {
+        const trial = { ...best, [k]: value };
+        const s = evaluate(trial, on);
+        if (s > bestScore + 1e-4) {
+          best = trial;
+          bestScore = s;
+          improved = true;
+        }
+      }
+    }
+    for (const hl of [30, 90, 180, 365, 730, 1460]) {
+      if (fixed.has('recency')) break;
+      const trial = { ...best, recencyHalfLifeDays: hl };
+      const s = evaluate(trial, on);
       if (s > bestScore + 1e-4) {
         best = trial;
         bestScore = s;
         improved = true;
       }
     }
+    if (!improved) break;
   }
-  for (const hl of [30, 90, 180, 365, 730, 1460]) {
-    const trial = { ...best, recencyHalfLifeDays: hl };
-    const s = evaluate(trial);
-    if (s > bestScore + 1e-4) {
-      best = trial;
-      bestScore = s;
-      improved = true;
-    }
-  }
-  if (!improved) break;
+  return { weights: best, score: bestScore };
 }
+
+const baseScore = evaluate(DEFAULT_FUSION);
+console.log(`default ${JSON.stringify(DEFAULT_FUSION)} -> dev nDCG@10 ${baseScore.toFixed(4)}`);
+if (args['ablate-only']) {
+  const row = (label: string, w: FusionWeights) => console.log(`| ${label} | ${evaluate(w).toFixed(3)} | ${(evaluate(w) - baseScore).toFixed(3)} |`);
+  for (const k of KEYS) row(`${k} removed`, { ...DEFAULT_FUSION, [k]: 0 });
+  // The three lexical signals come from one query of the full-text index: remove them together too.
+  row('all lexical evidence removed (lexical, proximity, termCoverage)', { ...DEFAULT_FUSION, lexical: 0, proximity: 0, termCoverage: 0 });
+  process.exit(0);
+}
+if (args.cv) {
+  // Out-of-fold: weights tuned on k-1 folds score the held-out fold; every dev query is scored once.
+  const k = 5;
+  let oofDefault = 0;
+  let oofTuned = 0;
+  for (let f = 0; f < k; f++) {
+    const train = rows.filter((_, i) => i % k !== f);
+    const held = rows.filter((_, i) => i % k === f);
+    const t = tune(DEFAULT_FUSION, train);
+    oofDefault += evaluate(DEFAULT_FUSION, held) * held.length;
+    oofTuned += evaluate(t.weights, held) * held.length;
+    console.log(`fold ${f}: tuned on ${train.length} -> ${t.score.toFixed(4)}; held-out ${held.length}: default ${evaluate(DEFAULT_FUSION, held).toFixed(4)}, tuned ${evaluate(t.weights, held).toFixed(4)} ${JSON.stringify(t.weights)}`);
+  }
+  console.log(`cross-validated dev nDCG@10: default ${(oofDefault / rows.length).toFixed(4)}, tuned out-of-fold ${(oofTuned / rows.length).toFixed(4)}`);
+}
+const { weights: best, score: bestScore } = tune(DEFAULT_FUSION, rows);
 console.log(`best ${JSON.stringify(best)} -> dev nDCG@10 ${bestScore.toFixed(4)}`);
-for (const k of keys) console.log(`without ${k}: ${evaluate({ ...best, [k]: 0 }).toFixed(4)}`);
-await runtime.close();
+for (const k of KEYS) console.log(`without ${k}: ${evaluate({ ...best, [k]: 0 }).toFixed(4)}`);

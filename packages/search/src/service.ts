@@ -3,7 +3,7 @@ import type { Db, VectorStore } from '@engram/stores';
 import { poolCandidates, toCandidate } from './candidates.js';
 import { actorsOf, clustersOf, itemEntities, type ActorContext, type ClusterContext } from './enrich.js';
 import { toItemFilter } from './filters.js';
-import { DEFAULT_FUSION, fuse, recencyScore, type FusionWeights, type PathName } from './fusion.js';
+import { DEFAULT_FUSION, fuse, fusionSignals, recencyScore, type FusionWeights, type PathName } from './fusion.js';
 import { focusSnippet, highlight } from './highlight.js';
 import { queryEntities } from './queryEntities.js';
 import { actorPath } from './paths/actor.js';
@@ -91,7 +91,10 @@ export function createSearchService(deps: SearchDeps) {
     const pooled = await poolCandidates(deps.db, filter, pathResults);
     const at = now();
     const fusedList = [...pooled.values()]
-      .map((p) => toCandidate(p, fuse(p.paths, recencyScore(new Date(p.row.occurred_at).toISOString(), at, fusion.recencyHalfLifeDays), fusion), at))
+      .map((p) => {
+        const recency = recencyScore(new Date(p.row.occurred_at).toISOString(), at, fusion.recencyHalfLifeDays);
+        return toCandidate(p, fuse(p.paths, fusionSignals(p.signals, recency), fusion), at);
+      })
       .sort(byScore((c) => c.fused));
     const retrievalMs = performance.now() - started;
 

@@ -39,33 +39,42 @@ export async function lexicalPath(db: Queryable, stats: StatsCache, filter: Item
     if (present.length === 0) return { scores: new Map() };
     const query = present.map((t) => `'${t}'`).join(' | ');
     const where = itemFilterSql(filter, 3);
-    const res = await db.query<{ id: string; dl: number; lexeme: string; weights: string[] | string }>(
+    const res = await db.query<{ id: string; dl: number; lexeme: string; positions: number[] | string; weights: string[] | string }>(
       `WITH c AS (
          SELECT i.id, i.lexical_length AS dl, i.search_vector FROM items i
          WHERE ${where.sql} AND i.search_vector @@ to_tsquery('simple', $1)
          ORDER BY ts_rank(i.search_vector, to_tsquery('simple', $1)) DESC, i.id LIMIT ${Math.floor(params.candidates)})
-       SELECT c.id, c.dl, u.lexeme, u.weights FROM c, unnest(c.search_vector) AS u(lexeme, positions, weights)
+       SELECT c.id, c.dl, u.lexeme, u.positions, u.weights FROM c, unnest(c.search_vector) AS u(lexeme, positions, weights)
        WHERE u.lexeme = ANY($2::text[])`,
       [query, present, ...where.params],
     );
+    const pairs = queryPairs(terms, idf);
+    const positionsOf = new Map<string, Map<string, number[]>>();
     const { k1, b, fieldWeights } = params;
     const raw = new Map<string, number>();
     const signals = new Map<string, Record<string, number>>();
     for (const row of res.rows) {
       const weights = typeof row.weights === 'string' ? row.weights.replace(/[{}]/g, '').split(',') : row.weights;
+      if (pairs.length > 0) {
+        const positions = typeof row.positions === 'string' ? row.positions.replace(/[{}]/g, '').split(',').map(Number) : row.positions.map(Number);
+        const byLexeme = positionsOf.get(row.id) ?? new Map<string, number[]>();
+        byLexeme.set(row.lexeme, positions);
+        positionsOf.set(row.id, byLexeme);
+      }
       const tf = { A: 0, B: 0, C: 0, D: 0 };
       for (const w of weights) tf[(w as keyof typeof tf) in tf ? (w as keyof typeof tf) : 'D']++;
       const weighted = tf.A * fieldWeights.A + tf.B * fieldWeights.B + tf.C * fieldWeights.C + tf.D * fieldWeights.D;
       const norm = k1 * (1 - b + (b * Math.max(1, row.dl)) / avgLength);
       const termIdf = idf.get(row.lexeme) ?? 0;
       raw.set(row.id, (raw.get(row.id) ?? 0) + (termIdf * weighted * (k1 + 1)) / (weighted + norm));
-      const s = signals.get(row.id) ?? { bm25Title: 0, bm25Body: 0, bm25Paths: 0, matchedTerms: 0, titleTerms: 0, idfCovered: 0 };
+      const s = signals.get(row.id) ?? { bm25Title: 0, bm25Body: 0, bm25Paths: 0, matchedTerms: 0, titleTerms: 0, idfCovered: 0, titleIdfCovered: 0 };
       s.bm25Title! += tf.A > 0 ? (termIdf * tf.A * (k1 + 1)) / (tf.A + k1) : 0;
       s.bm25Body! += tf.B > 0 ? (termIdf * tf.B * (k1 + 1)) / (tf.B + norm) : 0;
       s.bm25Paths! += tf.C > 0 ? (termIdf * tf.C * (k1 + 1)) / (tf.C + k1) : 0;
       s.matchedTerms! += 1;
       s.titleTerms! += tf.A > 0 ? 1 : 0;
       s.idfCovered! += termIdf;
+      s.titleIdfCovered! += tf.A > 0 ? termIdf : 0;
       signals.set(row.id, s);
     }
     const idfSum = [...idf.values()].reduce((a, x) => a + x, 0);
@@ -76,8 +85,63 @@ export async function lexicalPath(db: Queryable, stats: StatsCache, filter: Item
       const s = signals.get(id)!;
       s.bm25 = score;
       s.idfCovered = s.idfCovered! / idfSum;
+      s.titleIdfCovered = s.titleIdfCovered! / idfSum;
       s.titleCoverage = s.titleTerms! / present.length;
+      s.proximity = proximity(pairs, positionsOf.get(id));
     }
     return { scores, signals };
   });
+}
+
+/** Two query terms next to each other in the query (stop words already gone), weighted by the rarer one. */
+interface TermPair {
+  a: string;
+  b: string;
+  weight: number;
+}
+
+function queryPairs(terms: readonly string[], idf: ReadonlyMap<string, number>): TermPair[] {
+  const pairs = new Map<string, TermPair>();
+  for (let i = 1; i < terms.length; i++) {
+    const a = terms[i - 1]!;
+    const b = terms[i]!;
+    const ia = idf.get(a);
+    const ib = idf.get(b);
+    if (a === b || ia === undefined || ib === undefined) continue;
+    pairs.set(`${a} ${b}`, { a, b, weight: Math.min(ia, ib) });
+  }
+  return [...pairs.values()];
+}
+
+/** Terms this close (in tokens, either order) in the item count as the query's pair: "type assertion" ~ "assertion of type". */
+const PROXIMITY_WINDOW = 2;
+
+/**
+ * Share of the query's adjacent term pairs (idf-weighted) that also sit within PROXIMITY_WINDOW tokens of
+ * each other somewhere in the item: the phrase evidence BM25's bag of words misses. 0 for a one-term query.
+ */
+function proximity(pairs: readonly TermPair[], positions: ReadonlyMap<string, number[]> | undefined): number {
+  if (pairs.length === 0 || !positions) return 0;
+  let hit = 0;
+  let total = 0;
+  for (const { a, b, weight } of pairs) {
+    total += weight;
+    const pa = positions.get(a);
+    const pb = positions.get(b);
+    if (pa && pb && near(pa, pb)) hit += weight;
+  }
+  return total > 0 ? hit / total : 0;
+}
+
+/** Whether two sorted position lists have entries within the window: a merge walk, linear in their lengths. */
+function near(pa: readonly number[], pb: readonly number[]): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < pa.length && j < pb.length) {
+    const d = pa[i]! - pb[j]!;
+    if (d !== 0 && Math.abs(d) <= PROXIMITY_WINDOW) return true;
+    if (d < 0) i++;
+    else j++;
+  }
+  return false;
 }

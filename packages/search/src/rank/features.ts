@@ -9,7 +9,7 @@
 import { tokenize } from '@engram/text';
 import type { Candidate } from './types.js';
 
-export const FEATURE_VERSION = 'ltr-features-v1';
+export const FEATURE_VERSION = 'ltr-features-v2';
 
 export const FEATURE_NAMES = [
   'pathLexical',
@@ -23,6 +23,8 @@ export const FEATURE_NAMES = [
   'logBm25Paths',
   'titleCoverageSignal',
   'idfCovered',
+  'proximity',
+  'titleIdfCovered',
   'cosine',
   'logEntityMatches',
   'logCommitsFolded',
@@ -134,6 +136,8 @@ export function computeFeatures(query: string, candidates: readonly Candidate[])
       logBm25Paths: log1p(s('bm25Paths')),
       titleCoverageSignal: s('titleCoverage'),
       idfCovered: s('idfCovered'),
+      proximity: s('proximity'),
+      titleIdfCovered: s('titleIdfCovered'),
       cosine: s('cosine'),
       logEntityMatches: log1p(s('entityMatches')),
       logCommitsFolded: log1p(s('commitsFolded')),

@@ -1,0 +1,77 @@
+/**
+ * The lexical evidence beyond BM25's bag of words: an item that holds the query's words next to each
+ * other (proximity) and one that holds more of the query's rare words (term coverage) rank higher in
+ * `fast`, with the signals in [0, 1].
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SearchRequest, SourceEvent } from '@engram/contracts';
+import { createSearchService, type SearchService } from '../src/index.js';
+import { buildIndex, type Indexed } from './fixture.js';
+
+const pr = (n: number, title: string, body: string): SourceEvent =>
+  SourceEvent.parse({
+    source: 'github',
+    type: 'pull_request',
+    externalId: `github:acme/widgets:pull_request:${n}`,
+    url: `https://github.com/acme/widgets/pull/${n}`,
+    title,
+    body,
+    occurredAt: '2025-03-01T00:00:00.000Z',
+    updatedAt: '2025-03-01T00:00:00.000Z',
+    keys: [`pr:acme/widgets#${n}`],
+    container: 'acme/widgets',
+  });
+
+describe('lexical proximity and term coverage', () => {
+  let index: Indexed;
+  let service: SearchService;
+  beforeAll(async () => {
+    index = await buildIndex([
+      pr(1, 'Keep comments in union types', 'The printer now keeps a comment written before the first member of a union type.'),
+      pr(2, 'Rework the comment printer', 'Types of comments were lost. A union of fixes: keep what users wrote, in every type of node.'),
+      pr(3, 'Union types in Flow', 'Flow union types get the same indentation as TypeScript.'),
+      pr(4, 'Parser upgrade', 'Bump the parser to the latest release.'),
+      pr(5, 'Docs for the CLI', 'Explain the options of the command line.'),
+      pr(6, 'Printer fixes from the spring', 'Many small printer fixes: decorators, long strings, a type assertion before a call, and empty files.'),
+      pr(7, 'Printer fixes from the autumn', 'Small printer fixes: a type in decorators, long strings, an assertion in calls, and empty files.'),
+    ]);
+    service = createSearchService({ db: index.db, vectors: index.vectors, embedder: index.embedder });
+  }, 120_000);
+  afterAll(async () => index?.close());
+
+  const search = async (query: string) => {
+    const out = await service.search(index.workspaceId, SearchRequest.parse({ query, mode: 'fast' }), { debugCandidates: true });
+    return { titles: out.results.map((r) => r.title), candidates: out.candidates ?? [] };
+  };
+
+  it('ranks the item with the query words side by side above one with the same words scattered', async () => {
+    const { titles, candidates } = await search('keep comments in union types');
+    expect(titles.indexOf('Keep comments in union types')).toBe(0);
+    const signal = (title: string, name: string) => candidates.find((c) => c.title === title)?.signals[name];
+    expect(signal('Keep comments in union types', 'proximity')).toBe(1);
+    // Every query word is in #2 too, but apart: "comment ... union ... type" never adjacent as in the query.
+    expect(signal('Rework the comment printer', 'idfCovered')).toBeCloseTo(1, 5);
+    expect(signal('Rework the comment printer', 'proximity')).toBeLessThan(0.5);
+    expect(titles.indexOf('Keep comments in union types')).toBeLessThan(titles.indexOf('Rework the comment printer'));
+  });
+
+  it('ranks an item holding all the query words above one holding only the common ones', async () => {
+    const { titles, candidates } = await search('union types comments');
+    const covered = (title: string) => candidates.find((c) => c.title === title)?.signals.idfCovered ?? 0;
+    expect(covered('Keep comments in union types')).toBeCloseTo(1, 5);
+    expect(covered('Union types in Flow')).toBeLessThan(1);
+    expect(titles.indexOf('Keep comments in union types')).toBeLessThan(titles.indexOf('Union types in Flow'));
+    for (const c of candidates) for (const name of ['proximity', 'idfCovered']) expect(c.signals[name]! >= 0 && c.signals[name]! <= 1).toBe(true);
+  });
+
+  it('prefers the phrase "type assertion" over the same two words apart in a shorter text', async () => {
+    const { titles } = await search('type assertion');
+    expect(titles.indexOf('Printer fixes from the spring')).toBeLessThan(titles.indexOf('Printer fixes from the autumn'));
+  });
+
+  it('gives a one-word query no proximity evidence', async () => {
+    const { candidates } = await search('parser');
+    expect(candidates.length).toBeGreaterThan(0);
+    for (const c of candidates) expect(c.signals.proximity ?? 0).toBe(0);
+  });
+});
