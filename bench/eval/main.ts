@@ -73,9 +73,14 @@ const baselineVariants: SystemRun[] = [
 ];
 const findSimilar = [{ system: 'BM25 (item text as query)', scores: await time('bm25 findsimilar', () => scoreFindSimilar(dataset.similar, bm25.findSimilar)) }];
 
+/** The report records the command, never the API key in it. */
+function redactKey(argv: readonly string[]): string[] {
+  return argv.map((arg, i) => (argv[i - 1] === '--key' ? '<api key>' : arg.replace(/^--key=.*/, '--key=<api key>')));
+}
+
 const report: EvalReport = {
   date: new Date(),
-  command: `npm run eval -- ${process.argv.slice(2).join(' ')}`.trim(),
+  command: `npm run eval -- ${redactKey(process.argv.slice(2)).join(' ')}`.trim(),
   dataDir: args.data,
   split,
   baseline,
