@@ -3,9 +3,6 @@ import { listPendingEventIds, listWorkspaces } from '@engram/stores';
 import type { Runtime } from './runtime.js';
 import { recoverSyncs, scheduleIncrementalSyncs, syncHandlers } from './sync.js';
 
-/** After a burst of indexing, the workspace is re-clustered once per window, when the window closes. */
-export const RECLUSTER_WINDOW_MS = 600_000;
-
 export interface Jobs {
   stop(): Promise<void>;
 }
@@ -21,14 +18,10 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
   queue.process({
     'index.event': async ({ workspaceId, eventId }) => {
       const outcome = await indexer.indexEvent(eventId);
-      // New items re-cluster the workspace after a burst, besides the periodic schedule: merges reunite
-      // what concurrent assignment split. One re-cluster per workspace per ten-minute window, run when the
-      // window closes, so it sees every item indexed in the window (a trailing debounce).
+      // New items re-cluster the workspace soon after a burst (at most one re-cluster per workspace per
+      // ten minutes), besides the periodic schedule: merges reunite what concurrent assignment split.
       if (outcome.status === 'indexed') {
-        const now = Date.now();
-        const window = Math.floor(now / RECLUSTER_WINDOW_MS);
-        const delayMs = (window + 1) * RECLUSTER_WINDOW_MS - now + 5_000;
-        await queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${window}`, delayMs });
+        await queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${Math.floor(Date.now() / 600_000)}`, delayMs: 5_000 });
       }
       if (outcome.actorIds.length > 0) {
         await queue.enqueue('actors.expertise', { workspaceId, actorIds: outcome.actorIds }, { jobId: `expertise:${workspaceId}:${outcome.actorIds.slice().sort().join(',')}`, delayMs: 2_000 });
