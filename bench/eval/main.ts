@@ -1,11 +1,13 @@
 /**
  * `npm run eval -- --data ../shared/data/github-prettier [--modes fast,balanced,thorough]
  *   [--split dev|test|all] [--limit N] [--baseline-only] [--out bench/results]
- *   [--url URL --workspace ID --key KEY] [--related-roots N]`
+ *   [--url URL --workspace ID --key KEY [--ablate-index DIR]] [--no-ablation] [--related-roots N]`
  *
  * Scores the lexical baseline (BM25 with the product tokenizer) and, unless `--baseline-only`, every
  * search mode of a fresh embedded Engram loaded through the public import path (or an already loaded
- * instance given by `--url/--workspace/--key`), then findsimilar and related, and writes the report.
+ * instance given by `--url/--workspace/--key`), then findsimilar and related, then the ablation (each
+ * path and signal removed in turn, in-process on the evaluated index: the fresh instance's data dir once
+ * it stopped, or `--ablate-index`, a copy of the loaded instance's data dir), and writes the report.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
@@ -13,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { tokenize } from '../../packages/text/src/index.js';
+import { ablatePaths } from './ablation.js';
 import { lexicalBaseline } from './baseline.js';
 import { loadDataset, pullRequestsByCommit, splitQueries, type CorpusItem, type Dataset, type Split } from './dataset.js';
 import { scoreFindSimilar } from './findsimilar.js';
@@ -37,6 +40,8 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '3999' },
     'related-roots': { type: 'string' },
     concurrency: { type: 'string', default: '4' },
+    'ablate-index': { type: 'string' },
+    'no-ablation': { type: 'boolean', default: false },
   },
 });
 
@@ -94,13 +99,14 @@ const report: EvalReport = {
   ],
 };
 
-async function connect(): Promise<{ access: WorkspaceAccess; engram?: EmbeddedEngram }> {
-  if (args.url && args.workspace && args.key) return { access: { url: args.url, workspaceId: args.workspace, key: args.key } };
-  const engram = await startEmbedded({ repoRoot, dataDir: await mkdtemp(join(tmpdir(), 'engram-eval-')), port: Number(args.port), adminToken: randomBytes(24).toString('hex') });
+async function connect(): Promise<{ access: WorkspaceAccess; engram?: EmbeddedEngram; indexDir?: string }> {
+  if (args.url && args.workspace && args.key) return { access: { url: args.url, workspaceId: args.workspace, key: args.key }, indexDir: args['ablate-index'] };
+  const indexDir = await mkdtemp(join(tmpdir(), 'engram-eval-'));
+  const engram = await startEmbedded({ repoRoot, dataDir: indexDir, port: Number(args.port), adminToken: randomBytes(24).toString('hex') });
   try {
     const { imported, ...access } = await time('import', () => importDataset(engram, repoRoot, join(dataDir, 'corpus.json')));
     log(`imported: ${JSON.stringify(imported)}`);
-    return { access, engram };
+    return { access, engram, indexDir };
   } catch (error) {
     await engram.stop();
     throw error;
@@ -108,7 +114,7 @@ async function connect(): Promise<{ access: WorkspaceAccess; engram?: EmbeddedEn
 }
 
 if (!args['baseline-only']) {
-  const { access, engram } = await connect();
+  const { access, engram, indexDir } = await connect();
   try {
     const urls = new Map(dataset.corpus.map((item) => [item.id, item.html_url]));
     const urlOf = (id: string): string | undefined => urls.get(id);
@@ -121,6 +127,9 @@ if (!args['baseline-only']) {
     report.related.push({ system: 'engram', scores: await time('related', () => scoreRelated(dataset.links, corpusIds, relatedByUrl(access, urlOf), { concurrency, maxRoots })) });
   } finally {
     await engram?.stop();
+  }
+  if (indexDir && !args['no-ablation']) {
+    report.ablations.push(await time('ablation', () => ablatePaths(resolve(indexDir), queries, judgements, access.workspaceId)));
   }
 }
 
