@@ -1,6 +1,6 @@
 /**
  * `npm run eval -- --data ../shared/data/github-prettier [--modes fast,balanced,thorough]
- *   [--split dev|test|all] [--limit N] [--baseline-only] [--out bench/results]
+ *   [--split all|dev|test] [--limit N] [--baseline-only] [--out bench/results]
  *   [--url URL --workspace ID --key KEY [--ablate-index DIR]] [--no-ablation] [--related-roots N]`
  *
  * Scores the lexical baseline (BM25 with the product tokenizer) and, unless `--baseline-only`, every
@@ -8,6 +8,7 @@
  * instance given by `--url/--workspace/--key`), then findsimilar and related, then the ablation (each
  * path and signal removed in turn, in-process on the evaluated index: the fresh instance's data dir once
  * it stopped, or `--ablate-index`, a copy of the loaded instance's data dir), and writes the report.
+ * Every query by default; `--split dev` is what tuning may look at, `--split test` the held-out part.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
@@ -30,7 +31,7 @@ const { values: args } = parseArgs({
   options: {
     data: { type: 'string', default: '../shared/data/github-prettier' },
     modes: { type: 'string', default: 'fast,balanced,thorough' },
-    split: { type: 'string', default: 'dev' },
+    split: { type: 'string', default: 'all' },
     limit: { type: 'string' },
     'baseline-only': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results' },
