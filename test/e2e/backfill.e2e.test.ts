@@ -20,7 +20,8 @@ interface Stream { mode: string; state: string; items: number }
 interface Status { queues: Record<string, { waiting: number; active: number; delayed: number }> }
 
 describe.skipIf(!hasPrettierCorpus())(`backfill end to end, killed and restarted (corpus: ${PRETTIER_CORPUS_PATH})`, () => {
-  const subset = prettierSubset({ pulls: 100, commits: 150 });
+  // A skipped describe still runs its body to collect tests: read the corpus only when it exists.
+  const subset = hasPrettierCorpus() ? prettierSubset({ pulls: 100, commits: 150 }) : { pulls: [], commits: [] };
   const objects = [...subset.pulls, ...subset.commits];
   const expected = new Set(objects.map((o) => normalizeGitHubObject(o, REPO).externalId));
   let dataDir: string;
