@@ -18,7 +18,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { importGitHubExport } from '../packages/connectors/src/index.js';
 import { recluster } from '../packages/indexer/src/index.js';
-import { createLogger, createRuntime, loadConfig, startJobs, type Runtime } from '../packages/runtime/src/index.js';
+import { startJobs, type Runtime } from '../packages/runtime/src/index.js';
+import { openFirstStageRuntime } from './runtime.js';
 import { crossValidate, trainReranker, type TrainingQuery, type TrainOptions } from '../packages/search/src/rank/train.js';
 import { createLearnedReranker } from '../packages/search/src/rank/learned.js';
 import type { LtrModel } from '../packages/search/src/rank/ltrModel.js';
@@ -56,10 +57,7 @@ const WORKSPACE_NAME = 'reranker-training';
  * events still pending are enqueued again by `startJobs`, and the embedding cache keeps finished work.
  */
 async function openIndex(): Promise<{ runtime: Runtime; workspaceId: string }> {
-  // Training never runs the second stage, and the bundled model may be of an older feature version (the
-  // runtime refuses to load it): point the runtime at a hosted reranker it will never call instead.
-  const config = loadConfig({ ENGRAM_DATA_DIR: indexDir, LOG_LEVEL: 'warn', RERANK_URL: 'http://127.0.0.1:9/rerank' });
-  const runtime = await createRuntime(config, createLogger({ level: 'warn', name: 'train-reranker' }));
+  const runtime = await openFirstStageRuntime(indexDir, 'train-reranker');
   if (existsSync(stateFile)) return { runtime, workspaceId: (JSON.parse(await readFile(stateFile, 'utf8')) as { workspaceId: string }).workspaceId };
   const started = performance.now();
   const jobs = await startJobs(runtime);

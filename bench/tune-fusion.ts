@@ -12,7 +12,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SearchRequest } from '../packages/contracts/src/index.js';
-import { createLogger, createRuntime, loadConfig } from '../packages/runtime/src/index.js';
+import { openFirstStageRuntime } from './runtime.js';
 import { DEFAULT_FUSION, fuse, fusionSignals, recencyScore, type FusionWeights } from '../packages/search/src/fusion.js';
 import { createSearchService } from '../packages/search/src/service.js';
 import { DEFAULT_LEXICAL, type LexicalParams } from '../packages/search/src/paths/lexical.js';
@@ -77,9 +77,7 @@ interface Row {
 async function gather(): Promise<Row[]> {
   const cacheFile = join(resolve(args.index!), `fusion-candidates-${lexicalTag}.json`);
   if (existsSync(cacheFile) && !args.recollect) return JSON.parse(await readFile(cacheFile, 'utf8')) as Row[];
-  // `fast` only: no second stage runs, so a bundled model of an older feature version must not stop us.
-  const config = loadConfig({ ENGRAM_DATA_DIR: resolve(args.index!), LOG_LEVEL: 'warn', RERANK_URL: 'http://127.0.0.1:9/rerank' });
-  const runtime = await createRuntime(config, createLogger({ level: 'warn' }));
+  const runtime = await openFirstStageRuntime(resolve(args.index!), 'tune-fusion');
   try {
     const workspaceId = args.workspace ?? (await listWorkspaces(runtime.db))[0]!.id;
     const service = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder, lexical });

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { SearchRequest } from '../../packages/contracts/src/index.js';
-import { createLogger, createRuntime, loadConfig } from '../../packages/runtime/src/index.js';
+import { openFirstStageRuntime } from '../runtime.js';
 import { DEFAULT_FUSION, PATH_NAMES, type FusionWeights, type PathName } from '../../packages/search/src/fusion.js';
 import { createSearchService } from '../../packages/search/src/service.js';
 import { listWorkspaces } from '../../packages/stores/src/index.js';
@@ -19,9 +19,7 @@ import { runSystem, type SearchSystem } from './run.js';
 const SIGNALS = ['termCoverage', 'proximity', 'recency'] as const satisfies readonly (keyof FusionWeights)[];
 
 export async function ablatePaths(dataDir: string, queries: readonly Query[], judgements: ReadonlyMap<string, Judgement>, workspaceId?: string): Promise<AblationTable> {
-  // `fast` only: the bundled reranker is never loaded, so point the runtime at a hosted one it never calls.
-  const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', RERANK_URL: 'http://127.0.0.1:9/rerank' });
-  const runtime = await createRuntime(config, createLogger({ level: 'warn', name: 'eval-ablation' }));
+  const runtime = await openFirstStageRuntime(dataDir, 'eval-ablation');
   try {
     const ws = workspaceId ?? (await listWorkspaces(runtime.db))[0]?.id;
     if (!ws) throw new Error(`no workspace in ${join(dataDir, 'db')}`);
