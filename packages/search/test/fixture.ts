@@ -48,10 +48,22 @@ export async function buildIndex(events: SourceEvent[]): Promise<Indexed> {
   const embedder = createHashEmbedder({ dimensions: 256 });
   await vectors.ensureCollection({ model: embedder.model, dimensions: embedder.dimensions });
   const ws = await createWorkspace(db, 'search-test');
-  const indexer = createIndexer({ db, vectors, embedder });
-  const staged = await stageEvents(db, { workspaceId: ws.id, events });
-  for (const id of staged.ids) await indexer.indexEvent(id);
-  return { db, vectors, workspaceId: ws.id, embedder, close: () => db.close() };
+  const indexed = { db, vectors, workspaceId: ws.id, embedder, close: () => db.close() };
+  await indexInto(indexed, ws.id, events);
+  return indexed;
+}
+
+/** Stages and indexes events into a workspace of the index (the production pipeline); their item ids, in order. */
+export async function indexInto(index: Omit<Indexed, 'close' | 'workspaceId'>, workspaceId: string, events: SourceEvent[]): Promise<string[]> {
+  const indexer = createIndexer({ db: index.db, vectors: index.vectors, embedder: index.embedder });
+  const { ids } = await stageEvents(index.db, { workspaceId, events });
+  const itemIds: string[] = [];
+  for (const id of ids) {
+    const out = await indexer.indexEvent(id);
+    if (!out.itemId) throw new Error(`event ${id} was not indexed: ${out.status}`);
+    itemIds.push(out.itemId);
+  }
+  return itemIds;
 }
 
 export const normalizeAll = (objects: unknown[]): SourceEvent[] => objects.map((o) => normalizeGitHubObject(o, 'prettier/prettier'));

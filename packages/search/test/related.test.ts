@@ -4,10 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RelatedRequest, SourceEvent, type SourceEventInput } from '@engram/contracts';
-import { createIndexer } from '@engram/indexer';
-import { createWorkspace, listItemRefs, stageEvents } from '@engram/stores';
+import { createWorkspace, listItemRefs } from '@engram/stores';
 import { getContents, getRelatedGraph, type RelatedGraph } from '../src/index.js';
-import { buildIndex, type Indexed } from './fixture.js';
+import { buildIndex, indexInto, type Indexed } from './fixture.js';
 
 const REPO = 'acme/widgets';
 const SHA = 'c3d4e5f60718293a4b5c6d7e8f901234567890ab';
@@ -53,20 +52,7 @@ describe('related graph: stubs for fixed issues that are not indexed', () => {
   /** A fresh workspace, so each test sees only its own items; returns a function indexing more events into it. */
   async function workspace(): Promise<{ id: string; add(events: SourceEventInput[]): Promise<string[]> }> {
     const ws = await createWorkspace(index.db, `related-${Math.random().toString(36).slice(2, 8)}`);
-    const indexer = createIndexer({ db: index.db, vectors: index.vectors, embedder: index.embedder });
-    return {
-      id: ws.id,
-      async add(events) {
-        const { ids } = await stageEvents(index.db, { workspaceId: ws.id, events: events.map((e) => SourceEvent.parse(e)) });
-        const itemIds: string[] = [];
-        for (const id of ids) {
-          const out = await indexer.indexEvent(id);
-          if (!out.itemId) throw new Error(`event ${id} was not indexed: ${out.status}`);
-          itemIds.push(out.itemId);
-        }
-        return itemIds;
-      },
-    };
+    return { id: ws.id, add: (events) => indexInto(index, ws.id, events.map((e) => SourceEvent.parse(e))) };
   }
 
   const related = async (workspaceId: string, body: Record<string, unknown>): Promise<RelatedGraph> => {
