@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { STOP_WORDS, tokenize, tokenizeFields } from './index.js';
+import { STOP_WORDS, tokenize, tokenizeFields, versionTokens } from './index.js';
 
 const QUERIES = '/work/shared/data/github-prettier/queries.json';
 
@@ -32,7 +32,26 @@ describe('tokenize', () => {
 
   it('keeps numbers and versions, reading `#123` as `123`', () => {
     expect(tokenize('Update meriyah to v7.2 (#19702)')).toEqual(['updat', 'meriyah', '7.2', '19702']);
-    expect(tokenize('[3.9.x] bump 3.0.0')).toEqual(['3.9.x', 'bump', '3.0.0']);
+    expect(tokenize('[3.9.x] bump 3.0.0')).toEqual(['3.9.x', '3.9', 'bump', '3.0.0', '3.0', '3']);
+  });
+
+  it('lets a version meet its release line, and not another line', () => {
+    // "TypeScript 4.6 support" is the bump to 4.6.2; "Support TypeScript 5.0" is the PR titled "... 5".
+    expect(shared('TypeScript 4.6 support', 'Bump typescript from 4.5.5 to 4.6.2')).toEqual(['typescript', '4.6']);
+    expect(shared('Support TypeScript 5.0', 'Support TypeScript 5')).toEqual(['support', 'typescript', '5']);
+    expect(shared('Support TypeScript 5.0', 'Support TypeScript 5.3')).toEqual(['support', 'typescript']);
+    expect(shared('4.6', '4.60')).toEqual([]);
+    expect(versionTokens('v4.0.1')).toEqual(['4.0.1', '4.0', '4']);
+    expect(versionTokens('3.9.x')).toEqual(['3.9.x', '3.9']);
+  });
+
+  it('keeps statement keywords, and every word inside an identifier', () => {
+    // "Fix comments in if" is the PR "Fix comment print in `if`"; `for` is filler in prose only.
+    expect(shared('Fix comments in if', 'Fix comment print in `if`')).toEqual(['fix', 'comment', 'if']);
+    expect(shared('Fix comments handling for for-statements', 'Fix comment attach in ForXStatement')).toEqual(['fix', 'comment', 'for', 'statement']);
+    expect(tokenize('a fix for the parser')).toEqual(['fix', 'parser']);
+    expect(tokenize('TSAsExpression')).toEqual(['ts', 'as', 'express', 'tsasexpress']);
+    expect(tokenize('ForXStatement IPv6Address')).toEqual(['for', 'statement', 'forxstat', 'ip', 'v6', 'address', 'ipv6address']);
   });
 
   it('drops stop words, punctuation, Markdown and HTML comments, keeps meaningful short words', () => {

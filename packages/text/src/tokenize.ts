@@ -12,7 +12,11 @@ import { STOP_WORDS } from './stopWords.js';
  *   scores above the loose words.
  * - Dots and slashes separate without a joined form (`src/language-js/print.js` -> `src`,
  *   `language`, `js`, `languagejs`, `print`, `js`).
- * - Numbers are kept (`#123` -> `123`); a version stays whole (`v3.0.0` -> `3.0.0`, `3.9.x`).
+ * - Numbers are kept (`#123` -> `123`); a version stays whole (`v3.0.0` -> `3.0.0`, `3.9.x`) and also
+ *   yields the release line it belongs to, so `4.6` meets `4.6.2` and `5.0` meets a bare `5`, while
+ *   `5.3` does not meet `5.0` (see versionTokens).
+ * - A stop word inside an identifier is a code word, not filler, and is kept: `ForInStatement` and
+ *   `for-in` both give `for`, `in`.
  * - Product names like `TypeScript`, `GitHub`, `GraphQL` are not split (see WHOLE_NAMES).
  * - Words of letters a-z are Porter-stemmed (`quotes`/`quote` -> `quot`).
  * Duplicates are kept: term frequency is the caller's signal.
@@ -26,8 +30,11 @@ const VERSION = /^v?\d+(?:\.(?:\d+|x))+$/i;
 const HARD_SEPARATOR = /[./]/;
 const SOFT_SEPARATOR = /[-_]+/;
 const SIMPLE_WORD = /^[a-z0-9]+$/;
-/** camelCase/PascalCase words; acronyms stay together (`HTMLParser` -> `HTML`, `Parser`). */
-const CAMEL_WORD = /\p{Lu}{2,}(?=\p{Lu}\p{Ll})|\p{Lu}?[\p{Ll}\p{N}]+|\p{Lu}+\p{N}*|\p{N}+|[\p{L}\p{N}]+/gu;
+/**
+ * camelCase/PascalCase words; acronyms stay together (`HTMLParser` -> `HTML`, `Parser`), and so does a
+ * one-letter word before a capitalised one (`ForXStatement` -> `For`, `X`, `Statement`).
+ */
+const CAMEL_WORD = /\p{Lu}{2,}(?=\p{Lu}\p{Ll})|\p{Lu}(?=\p{Lu}\p{Ll}{2})|\p{Lu}?[\p{Ll}\p{N}]+|\p{Lu}+\p{N}*|\p{N}+|[\p{L}\p{N}]+/gu;
 const LETTERS = /^[a-z]+$/;
 const DIGITS = /^\d+$/;
 const MAX_TOKEN_LENGTH = 64;
@@ -44,10 +51,10 @@ const stemCached = (word: string): string => {
   return stemmed;
 };
 
-const pushWord = (out: string[], lower: string): void => {
+const pushWord = (out: string[], lower: string, inIdentifier = false): void => {
   if (lower.length > MAX_TOKEN_LENGTH) return;
   if (lower.length < 2 && !DIGITS.test(lower)) return;
-  if (STOP_WORDS.has(lower)) return;
+  if (!inIdentifier && STOP_WORDS.has(lower)) return;
   out.push(LETTERS.test(lower) ? stemCached(lower) : lower);
 };
 
@@ -69,16 +76,31 @@ const pushSegment = (out: string[], segment: string): void => {
   for (const part of segment.split(SOFT_SEPARATOR)) {
     if (part !== '') for (const word of splitCamel(part)) words.push(word.toLowerCase());
   }
-  for (const word of words) pushWord(out, word);
+  for (const word of words) pushWord(out, word, words.length > 1);
   if (words.length > 1 && !words.some((w) => DIGITS.test(w))) {
     const joined = words.join('');
     if (joined.length <= MAX_TOKEN_LENGTH) out.push(LETTERS.test(joined) ? stemCached(joined) : joined);
   }
 };
 
+/**
+ * A version and the release lines it belongs to: `4.6.2` -> `4.6.2`, `4.6`; `5.0` -> `5.0`, `5`;
+ * `3.0.0` -> `3.0.0`, `3.0`, `3`. A shorter form is added only by dropping a patch number or zeros, so a
+ * query for `4.6` finds `4.6.2`, and `TypeScript 5.0` finds `TypeScript 5`, but `5.3` never meets `5.0`.
+ */
+export function versionTokens(version: string): string[] {
+  const parts = version.replace(/^v/i, '').toLowerCase().split('.');
+  const out = [parts.join('.')];
+  let end = parts.length;
+  // Drop the patch number (x.y.z -> x.y), then trailing zeros (x.0 -> x).
+  if (end >= 3) out.push(parts.slice(0, (end = 2)).join('.'));
+  while (end > 1 && parts[end - 1] === '0') out.push(parts.slice(0, --end).join('.'));
+  return out;
+}
+
 const pushChunk = (out: string[], chunk: string): void => {
   if (VERSION.test(chunk)) {
-    out.push(chunk.replace(/^v/i, ''));
+    out.push(...versionTokens(chunk));
     return;
   }
   if (!HARD_SEPARATOR.test(chunk)) {
