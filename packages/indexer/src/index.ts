@@ -1,6 +1,6 @@
 export { createIndexer, itemIdOf, type Indexer, type IndexerDeps, type IndexerLogger, type IndexOutcome, type IndexStatus } from './indexer.js';
 export { embeddingChunks, embeddingHash, chunkId, CHUNK_CHARS, MAX_CHUNKS } from './embedding.js';
-export { lexicalFields, MAX_BODY_TOKENS } from './lexical.js';
+export { lexicalFields, LEXICAL_VERSION, MAX_BODY_TOKENS, relexIfStale, relexWorkspace } from './lexical.js';
 export { makeSnippet, plainText, SNIPPET_LENGTH } from './snippet.js';
 export { canonicalKey, identityKeys, itemRefs, type LinkRef } from './links/keys.js';
 export { edgeTypeOf, type EdgeType } from './links/edgeTypes.js';

@@ -1,7 +1,7 @@
 import { getItemState, getStagedEvent, listItemEntities, type Db } from '@engram/stores';
 import { testWorkspace } from '@engram/stores/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIndexer, createOfflineEmbedder, itemIdOf } from '../src/index.js';
+import { createIndexer, createOfflineEmbedder, itemIdOf, relexIfStale } from '../src/index.js';
 import { createHashEmbedder } from '../src/testing/index.js';
 import { openHarness, pullRequest, stage, stageAndIndex, tableCounts, vectorChunkIds, type Harness } from './helpers.js';
 
@@ -147,6 +147,35 @@ describe('indexing one staged event', () => {
     );
     const lexicon = await db.query<{ term: string; df: number }>('SELECT term, df FROM lexicon WHERE workspace_id = $1 ORDER BY term', [ws]);
     expect(lexicon.rows.map((r) => [r.term, Number(r.df)])).toEqual(recount.rows.map((r) => [r.term, Number(r.n)]));
+  });
+
+  it('rebuilds a stale lexical index from the stored items, the lexicon with it, once per version', async () => {
+    const ws = await testWorkspace(db);
+    const pr = pullRequest(16, { title: 'Fix comment print in `if`', body: 'Bump typescript from 4.5.5 to 4.6.2', files: ['src/print/ForXStatement.js'] });
+    await stageAndIndex(h, ws, pr);
+    const id = itemIdOf(ws, { type: 'pull_request', source: 'github', externalId: pr.externalId });
+    const terms = async () => (await getItemState(db, id))?.terms ?? [];
+    const fresh = await terms();
+    const freshCounts = await tableCounts(h, ws);
+    expect(fresh).toEqual(expect.arrayContaining(['if', '46', 'for', 'statement']));
+
+    // An index written by an older tokenizer: `if` dropped, versions whole, its lexicon to match.
+    const old = 'fix comment print';
+    await db.query(
+      "UPDATE items SET search_vector = setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', 'bump typescript 455 462'), 'B'), lexical_length = 7 WHERE id = $1",
+      [id, old],
+    );
+    await db.query('DELETE FROM lexicon WHERE workspace_id = $1', [ws]);
+    await db.query("INSERT INTO lexicon (workspace_id, term, df) SELECT $1, t, 1 FROM unnest(tsvector_to_array((SELECT search_vector FROM items WHERE id = $2))) AS t", [ws, id]);
+    await db.query("DELETE FROM settings WHERE key = 'lexical_version'");
+
+    expect(await relexIfStale(db, [ws])).toEqual(new Map([[ws, 1]]));
+    expect((await terms()).sort()).toEqual([...fresh].sort());
+    expect(await tableCounts(h, ws)).toEqual(freshCounts);
+    const lexicon = await db.query<{ term: string }>('SELECT term FROM lexicon WHERE workspace_id = $1 ORDER BY term', [ws]);
+    expect(lexicon.rows.map((r) => r.term)).toEqual([...fresh].sort());
+    // Recorded: the next start does nothing.
+    expect(await relexIfStale(db, [ws])).toBeNull();
   });
 
   it('weights title, body and path tokens in the lexical index', async () => {

@@ -89,6 +89,41 @@ export async function upsertItem(tx: Queryable, item: ItemRow, lexical: LexicalF
   return res.rows[0]?.terms ?? [];
 }
 
+/** What an item's lexical index is built from, as stored. */
+export interface LexicalSource {
+  id: string;
+  title: string | null;
+  content: string;
+  files: string[];
+  labels: string[];
+}
+
+/** A page of a workspace's items' lexical sources in id order (keyset pagination: pass the last id seen). */
+export async function listLexicalSources(db: Queryable, workspaceId: string, afterId: string | null, limit: number): Promise<LexicalSource[]> {
+  const res = await db.query<LexicalSource>(
+    `SELECT id, title, content, files, labels FROM items
+     WHERE workspace_id = $1 AND ($2::text IS NULL OR id > $2) ORDER BY id LIMIT $3`,
+    [workspaceId, afterId, limit],
+  );
+  return res.rows;
+}
+
+/**
+ * Replaces an item's weighted lexical index only (the rest of the row is untouched). Returns the item's
+ * distinct indexed terms, or null when the item no longer exists. Call under `lockItem`.
+ */
+export async function replaceLexicalIndex(tx: Queryable, itemId: string, lexical: LexicalFields): Promise<string[] | null> {
+  const res = await tx.query<{ terms: string[] }>(
+    `UPDATE items SET search_vector =
+       setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B') || setweight(to_tsvector('simple', $4), 'C'),
+       lexical_length = $5
+     WHERE id = $1
+     RETURNING tsvector_to_array(search_vector) AS terms`,
+    [itemId, lexical.title, lexical.body, lexical.other, lexical.length],
+  );
+  return res.rows[0]?.terms ?? null;
+}
+
 export async function setEmbeddingHash(db: Queryable, itemId: string, hash: string): Promise<void> {
   await db.query('UPDATE items SET embedding_hash = $2 WHERE id = $1', [itemId, hash]);
 }
