@@ -58,9 +58,14 @@ export async function relexWorkspace(db: Db, workspaceId: string, pageSize = 500
  * workspace, then records the version. An interrupted run is simply run again at the next start.
  * A fresh database records the version without work. Returns the items rebuilt per workspace.
  */
-export async function relexIfStale(db: Db, workspaceIds: readonly string[]): Promise<Map<string, number> | null> {
+export async function relexIfStale(
+  db: Db,
+  workspaceIds: readonly string[],
+  onStart: (from: number | null) => void = () => {},
+): Promise<Map<string, number> | null> {
   const stored = await getSetting<number>(db, LEXICAL_VERSION_SETTING);
   if (stored === LEXICAL_VERSION) return null;
+  if (workspaceIds.length > 0) onStart(stored);
   const rebuilt = new Map<string, number>();
   for (const ws of workspaceIds) rebuilt.set(ws, await relexWorkspace(db, ws));
   await putSetting(db, LEXICAL_VERSION_SETTING, LEXICAL_VERSION);

@@ -1,4 +1,4 @@
-import { createIndexer, recluster, refreshExpertise, relexIfStale } from '@engram/indexer';
+import { createIndexer, LEXICAL_VERSION, recluster, refreshExpertise, relexIfStale } from '@engram/indexer';
 import { listPendingEventIds, listWorkspaces } from '@engram/stores';
 import type { Runtime } from './runtime.js';
 import { recoverSyncs, scheduleIncrementalSyncs, syncHandlers } from './sync.js';
@@ -43,7 +43,9 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
       logger.info({ workspaceId: ws.id, items: n }, 're-embedded after a model change');
     }
   }
-  const relexed = await relexIfStale(db, (await listWorkspaces(db)).map((w) => w.id));
+  const relexed = await relexIfStale(db, (await listWorkspaces(db)).map((w) => w.id), (from) =>
+    logger.info({ from, to: LEXICAL_VERSION }, 'lexical index built by another tokenizer: re-tokenizing every item before jobs start'),
+  );
   for (const [workspaceId, items] of relexed ?? []) logger.info({ workspaceId, items }, 'lexical index rebuilt for a new tokenizer');
   // The in-process queue forgets on a crash; the database does not. Staged events still pending are
   // enqueued again (job ids collapse duplicates on BullMQ).
