@@ -1,5 +1,5 @@
 import { createIndexer, LEXICAL_VERSION, recluster, refreshExpertise, relexIfStale } from '@engram/indexer';
-import { listPendingEventIds, listWorkspaces } from '@engram/stores';
+import { listPendingEventIds, listWorkspaces, refreshPlannerStats } from '@engram/stores';
 import type { Runtime } from './runtime.js';
 import { recoverSyncs, scheduleIncrementalSyncs, syncHandlers } from './sync.js';
 
@@ -30,6 +30,8 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
     'cluster.recluster': async ({ workspaceId }) => {
       const res = await recluster(db, vectors, workspaceId);
       logger.info({ workspaceId, ...res }, 'recluster done');
+      // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow.
+      await refreshPlannerStats(db);
     },
     'actors.expertise': async ({ workspaceId, actorIds }) => {
       await refreshExpertise(db, workspaceId, actorIds);
@@ -43,6 +45,7 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
       logger.info({ workspaceId: ws.id, items: n }, 're-embedded after a model change');
     }
   }
+  await refreshPlannerStats(db);
   const relexed = await relexIfStale(db, (await listWorkspaces(db)).map((w) => w.id), (from) =>
     logger.info({ from, to: LEXICAL_VERSION }, 'lexical index built by another tokenizer: re-tokenizing every item before jobs start'),
   );

@@ -13,6 +13,7 @@ import {
   markEvent,
   migrate,
   recordWebhookDelivery,
+  refreshPlannerStats,
   resolveApiKey,
   revokeApiKey,
   stageEvents,
@@ -62,6 +63,19 @@ describe.each(databaseBackends())('database contract on $name', ({ url }) => {
     ).rejects.toThrow('boom');
     const res = await db.query('SELECT 1 FROM connections WHERE workspace_id = $1', [ws]);
     expect(res.rows).toHaveLength(0);
+  });
+
+  it('gives the embedded planner table statistics (PGlite has no autovacuum); leaves a server to its autovacuum', async () => {
+    const ws = await testWorkspace(db);
+    await stageEvents(db, { workspaceId: ws, events: Array.from({ length: 50 }, (_, i) => event(9000 + i)) });
+    const rows = async () => Number((await db.query<{ n: number }>("SELECT reltuples AS n FROM pg_class WHERE relname = 'source_events'")).rows[0]?.n);
+    const before = await rows();
+    const ran = await refreshPlannerStats(db);
+    expect(ran).toBe(db.kind === 'pglite');
+    if (ran) {
+      expect(before).toBeLessThan(50);
+      expect(await rows()).toBeGreaterThanOrEqual(50);
+    }
   });
 
   it('stores API keys hashed; a key resolves to its workspace until revoked', async () => {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import type { Db, Queryable } from '../db.js';
 
 /** Records a webhook delivery; false when this delivery id was seen before (a redelivery). */
 export async function recordWebhookDelivery(
@@ -10,6 +10,18 @@ export async function recordWebhookDelivery(
     [input.provider, input.deliveryId, input.connectionId, input.event],
   );
   return res.rowCount > 0;
+}
+
+/**
+ * Refreshes the query planner's table statistics on the embedded database. PGlite runs no autovacuum, so
+ * without this every table keeps the statistics of an empty one and the planner never picks an index
+ * (measured on the full prettier index: `fast` 201 -> 182 ms a query; entity path 53 -> 32 ms). A no-op
+ * on a Postgres server, whose autovacuum does it. Returns whether it ran.
+ */
+export async function refreshPlannerStats(db: Db): Promise<boolean> {
+  if (db.kind !== 'pglite') return false;
+  await db.query('ANALYZE');
+  return true;
 }
 
 export async function getSetting<T>(db: Queryable, key: string): Promise<T | null> {
