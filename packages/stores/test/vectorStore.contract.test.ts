@@ -101,3 +101,72 @@ describe.each(targets)('vector store contract: $name', ({ open }) => {
     expect(await store.count(ws)).toBe(0);
   });
 });
+
+describe('pgvector on PGlite: the in-memory index answers as SQL does, and follows every write', () => {
+  const D = 16;
+  let db: Db;
+  let memory: VectorStore;
+  let sql: VectorStore;
+  // A small deterministic generator, so a failure replays.
+  let seed = 7;
+  const random = (): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed / 2_147_483_648 - 0.5;
+  };
+  const vector = (): number[] => Array.from({ length: D }, random);
+  const record = (i: number, chunk = 0) => ({
+    id: chunk === 0 ? `obs_${i}` : `obs_${i}#${chunk}`,
+    itemId: `obs_${i}`,
+    workspaceId: i % 5 === 0 ? 'ws_other' : 'ws_main',
+    vector: vector(),
+    source: i % 3 === 0 ? 'linear' : 'github',
+    type: i % 4 === 0 ? 'commit' : 'pull_request',
+    occurredAt: new Date(Date.UTC(2024, i % 12, 1 + (i % 27))).toISOString(),
+    actorNames: [i % 2 === 0 ? 'alice' : 'bob'],
+  });
+  const filters = [
+    { workspaceId: 'ws_main' },
+    { workspaceId: 'ws_main', sources: ['linear'], types: ['commit'] },
+    { workspaceId: 'ws_main', actorNames: ['bob'], from: '2024-03-01T00:00:00.000Z', to: '2024-09-30T00:00:00.000Z' },
+    { workspaceId: 'ws_main', excludeItemIds: ['obs_1', 'obs_2', 'obs_3'] },
+    { workspaceId: 'ws_other' },
+  ];
+  const agree = async (): Promise<void> => {
+    for (let q = 0; q < 5; q++) {
+      const query = vector();
+      for (const filter of filters) {
+        const fromMemory = await memory.search(query, filter, 10);
+        const fromSql = await sql.search(query, filter, 10);
+        expect(fromMemory.map((h) => h.itemId)).toEqual(fromSql.map((h) => h.itemId));
+        fromMemory.forEach((h, i) => expect(h.similarity).toBeCloseTo(fromSql[i]!.similarity, 5));
+      }
+    }
+  };
+
+  beforeAll(async () => {
+    db = await openDatabase('pglite://memory');
+    memory = await createPgVectorStore(db);
+    sql = await createPgVectorStore(db, { memoryIndex: false });
+    await memory.ensureCollection({ model: 'memory-index-test', dimensions: D });
+    await sql.ensureCollection({ model: 'memory-index-test', dimensions: D });
+    await memory.upsert(Array.from({ length: 300 }, (_, i) => record(i)));
+    await memory.upsert(Array.from({ length: 40 }, (_, i) => record(i * 7, 1)));
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('ranks and filters exactly as the SQL search', async () => {
+    await agree();
+  });
+
+  it('follows upserts and deletes made after it loaded', async () => {
+    await memory.upsert(Array.from({ length: 50 }, (_, i) => record(i + 10)));
+    await memory.upsert(Array.from({ length: 20 }, (_, i) => record(300 + i)));
+    await memory.deleteItems('ws_main', ['obs_14', 'obs_21', 'obs_300']);
+    const gone = await memory.search(vector(), { workspaceId: 'ws_main' }, 1_000);
+    expect(gone.map((h) => h.itemId)).not.toContain('obs_21');
+    expect(gone.map((h) => h.itemId)).toContain('obs_301');
+    await agree();
+  });
+});

@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { createMemoryIndex, type MemoryIndex, type StoredChunk } from './memoryIndex.js';
 import type { CollectionSpec, CollectionState, VectorFilter, VectorHit, VectorRecord, VectorStore } from './types.js';
 
 const REGISTRY = `CREATE TABLE IF NOT EXISTS vector_collections (
@@ -10,11 +11,25 @@ const slug = (spec: CollectionSpec): string =>
 
 const literal = (v: number[]): string => `[${v.join(',')}]`;
 
+/** Above this many chunks the embedded store searches with SQL instead of its memory index (4 KB a 1,024-dim chunk). */
+export const MEMORY_INDEX_MAX_CHUNKS = 250_000;
+
+export interface PgVectorOptions {
+  ownsDb?: boolean;
+  /**
+   * Search an exact in-memory mirror of the table (`memoryIndex.ts`) instead of SQL. Defaults to on for
+   * PGlite, whose single owner is this store's process, so every write goes through this store; never on
+   * a Postgres server, where other processes write.
+   */
+  memoryIndex?: boolean;
+}
+
 /**
  * pgvector on PGlite or server Postgres: one table per (model, dimension) with an HNSW cosine index.
  * Filtered searches use pgvector's iterative index scans so a selective filter still returns k hits.
+ * On PGlite, searches run on an exact in-memory mirror of the table, loaded on the first search.
  */
-export async function createPgVectorStore(db: Db, options: { ownsDb?: boolean } = {}): Promise<VectorStore> {
+export async function createPgVectorStore(db: Db, options: PgVectorOptions = {}): Promise<VectorStore> {
   if (!(await db.hasVectorExtension())) {
     throw new Error('the pgvector extension is not available on this Postgres server: install pgvector, or set VECTOR_URL to pglite:// or qdrant://');
   }
@@ -24,6 +39,25 @@ export async function createPgVectorStore(db: Db, options: { ownsDb?: boolean } 
   const requireTable = (): string => {
     if (!table) throw new Error('vector store used before ensureCollection()');
     return table;
+  };
+  const useMemory = options.memoryIndex ?? db.kind === 'pglite';
+  /** The active table's mirror: loading or loaded; null when the table is too big (SQL search). */
+  let memory: Promise<MemoryIndex | null> | null = null;
+  const loadMemory = (t: string): Promise<MemoryIndex | null> => {
+    memory ??= (async () => {
+      const count = await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${t}`);
+      if (Number(count.rows[0]?.n ?? 0) > MEMORY_INDEX_MAX_CHUNKS) return null;
+      const index = createMemoryIndex();
+      const rows = await db.query<StoredChunk>(`SELECT id, item_id, workspace_id, source, type, occurred_at, actor_names, embedding::text AS embedding FROM ${t}`);
+      index.load(rows.rows);
+      return index;
+    })();
+    return memory;
+  };
+  /** Applies a committed write to the mirror once it is loaded (a load in flight sees the write or gets it here). */
+  const mirror = async (apply: (index: MemoryIndex) => void): Promise<void> => {
+    const index = await memory;
+    if (index) apply(index);
   };
 
   return {
@@ -47,6 +81,7 @@ export async function createPgVectorStore(db: Db, options: { ownsDb?: boolean } 
         ]);
       });
       if (modelChanged && active.rows[0]) await db.exec(`DROP TABLE IF EXISTS ${active.rows[0].name}`);
+      if (table !== name) memory = null;
       table = name;
       const state: CollectionState = { name, modelChanged, previous };
       return state;
@@ -75,13 +110,17 @@ export async function createPgVectorStore(db: Db, options: { ownsDb?: boolean } 
           ),
         ],
       );
+      await mirror((index) => index.upsert(records));
     },
     async deleteItems(workspaceId, itemIds) {
       if (itemIds.length === 0) return;
       await db.query(`DELETE FROM ${requireTable()} WHERE workspace_id = $1 AND item_id = ANY($2::text[])`, [workspaceId, itemIds]);
+      await mirror((index) => index.deleteItems(workspaceId, itemIds));
     },
     async search(vector, filter, k) {
       const t = requireTable();
+      const index = useMemory ? await loadMemory(t) : null;
+      if (index) return index.search(vector, filter, k);
       const { where, params } = whereClause(filter, 2);
       // Over-fetch chunks so that k distinct items survive the per-item dedupe.
       const sql = `SELECT item_id, 1 - (embedding <=> $1::vector) AS similarity FROM ${t} WHERE ${where}

@@ -1,0 +1,123 @@
+import type { VectorFilter, VectorHit, VectorRecord } from './types.js';
+
+/** A chunk as the memory index holds it: its filter fields and its vector scaled to unit length. */
+interface Entry {
+  id: string;
+  itemId: string;
+  workspaceId: string;
+  source: string;
+  type: string;
+  occurredAt: number;
+  actorNames: readonly string[];
+  unit: Float32Array;
+}
+
+/** Row of a pgvector table as `load` reads it (`embedding::text` is pgvector's `[x,y,...]`). */
+export interface StoredChunk {
+  id: string;
+  item_id: string;
+  workspace_id: string;
+  source: string;
+  type: string;
+  occurred_at: Date | string;
+  actor_names: string[];
+  embedding: string;
+}
+
+function toUnit(vector: ArrayLike<number>): Float32Array | null {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
+  if (norm === 0) return null;
+  const scale = 1 / Math.sqrt(norm);
+  const out = new Float32Array(vector.length);
+  for (let i = 0; i < vector.length; i++) out[i] = vector[i]! * scale;
+  return out;
+}
+
+/**
+ * An exact, in-memory mirror of one pgvector table for the embedded database (PGlite), where pgvector runs
+ * as WebAssembly: scoring every chunk in JavaScript is faster than the SQL scan there (9,425 chunks of 512
+ * dims: about 5 ms against 50), and exact. Only a store that is the table's sole writer may use it: PGlite
+ * has one owner process, and the store applies each write here after the SQL write succeeds. Search gives
+ * what the SQL search gives (cosine similarity of each item's best chunk, filtered the same way), without
+ * the SQL path's over-fetch cap.
+ */
+export function createMemoryIndex() {
+  const entries: Entry[] = [];
+  const position = new Map<string, number>();
+
+  const remove = (id: string): void => {
+    const at = position.get(id);
+    if (at === undefined) return;
+    const last = entries.pop()!;
+    position.delete(id);
+    if (at < entries.length) {
+      entries[at] = last;
+      position.set(last.id, at);
+    }
+  };
+
+  const put = (entry: Omit<Entry, 'unit'>, vector: ArrayLike<number>): void => {
+    const unit = toUnit(vector);
+    remove(entry.id);
+    // A zero vector has no direction (pgvector's cosine distance is NaN for it): it never matches.
+    if (!unit) return;
+    position.set(entry.id, entries.length);
+    entries.push({ ...entry, unit });
+  };
+
+  return {
+    get size(): number {
+      return entries.length;
+    },
+    load(rows: readonly StoredChunk[]): void {
+      for (const r of rows) {
+        put(
+          { id: r.id, itemId: r.item_id, workspaceId: r.workspace_id, source: r.source, type: r.type, occurredAt: new Date(r.occurred_at).getTime(), actorNames: r.actor_names },
+          JSON.parse(r.embedding) as number[],
+        );
+      }
+    },
+    upsert(records: readonly VectorRecord[]): void {
+      for (const r of records) {
+        put({ id: r.id, itemId: r.itemId, workspaceId: r.workspaceId, source: r.source, type: r.type, occurredAt: Date.parse(r.occurredAt), actorNames: r.actorNames }, r.vector);
+      }
+    },
+    deleteItems(workspaceId: string, itemIds: readonly string[]): void {
+      const gone = new Set(itemIds);
+      const ids = entries.filter((e) => e.workspaceId === workspaceId && gone.has(e.itemId)).map((e) => e.id);
+      for (const id of ids) remove(id);
+    },
+    search(vector: readonly number[], filter: VectorFilter, k: number): VectorHit[] {
+      const query = toUnit(vector);
+      if (!query || k <= 0) return [];
+      const sources = filter.sources?.length ? new Set(filter.sources) : null;
+      const types = filter.types?.length ? new Set(filter.types) : null;
+      const actors = filter.actorNames?.length ? new Set(filter.actorNames) : null;
+      const from = filter.from ? Date.parse(filter.from) : -Infinity;
+      const to = filter.to ? Date.parse(filter.to) : Infinity;
+      const excluded = filter.excludeItemIds?.length ? new Set(filter.excludeItemIds) : null;
+      const best = new Map<string, number>();
+      const dims = query.length;
+      for (const e of entries) {
+        if (e.workspaceId !== filter.workspaceId) continue;
+        if (sources && !sources.has(e.source)) continue;
+        if (types && !types.has(e.type)) continue;
+        if (e.occurredAt < from || e.occurredAt > to) continue;
+        if (actors && !e.actorNames.some((a) => actors.has(a))) continue;
+        if (excluded?.has(e.itemId)) continue;
+        const v = e.unit;
+        if (v.length !== dims) continue;
+        let dot = 0;
+        for (let i = 0; i < dims; i++) dot += v[i]! * query[i]!;
+        const previous = best.get(e.itemId);
+        if (previous === undefined || dot > previous) best.set(e.itemId, dot);
+      }
+      const hits = [...best].map(([itemId, similarity]) => ({ itemId, similarity }));
+      hits.sort((a, b) => b.similarity - a.similarity || (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0));
+      return hits.slice(0, k);
+    },
+  };
+}
+
+export type MemoryIndex = ReturnType<typeof createMemoryIndex>;
