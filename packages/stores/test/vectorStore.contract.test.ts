@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgVectorStore, createQdrantVectorStore, openDatabase, type Db, type VectorStore } from '../src/index.js';
+import { createPgVectorStore, createQdrantVectorStore, openDatabase, type Db, type PgVectorStore, type VectorStore } from '../src/index.js';
 import { databaseBackends, qdrantUrl, randomSuffix } from '../src/testing/index.js';
 
 const DIMS = 8;
@@ -105,8 +105,8 @@ describe.each(targets)('vector store contract: $name', ({ open }) => {
 describe('pgvector on PGlite: the in-memory index answers as SQL does, and follows every write', () => {
   const D = 16;
   let db: Db;
-  let memory: VectorStore;
-  let sql: VectorStore;
+  let memory: PgVectorStore;
+  let sql: PgVectorStore;
   // A small deterministic generator, so a failure replays.
   let seed = 7;
   const random = (): number => {
@@ -157,6 +157,8 @@ describe('pgvector on PGlite: the in-memory index answers as SQL does, and follo
   });
 
   it('ranks and filters exactly as the SQL search', async () => {
+    expect(await memory.memoryReady()).toBe(true);
+    expect(await sql.memoryReady()).toBe(false);
     await agree();
   });
 

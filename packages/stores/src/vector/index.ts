@@ -4,7 +4,7 @@ import { createQdrantVectorStore } from './qdrant.js';
 import type { VectorStore } from './types.js';
 
 export * from './types.js';
-export { createPgVectorStore } from './pgvector.js';
+export { createPgVectorStore, MEMORY_INDEX_MAX_CHUNKS, type PgVectorOptions, type PgVectorStore } from './pgvector.js';
 export { createQdrantVectorStore } from './qdrant.js';
 
 /**

@@ -29,7 +29,12 @@ export interface PgVectorOptions {
  * Filtered searches use pgvector's iterative index scans so a selective filter still returns k hits.
  * On PGlite, searches run on an exact in-memory mirror of the table, loaded on the first search.
  */
-export async function createPgVectorStore(db: Db, options: PgVectorOptions = {}): Promise<VectorStore> {
+export interface PgVectorStore extends VectorStore {
+  /** Waits for the in-memory mirror to load; false when this store searches with SQL. */
+  memoryReady(): Promise<boolean>;
+}
+
+export async function createPgVectorStore(db: Db, options: PgVectorOptions = {}): Promise<PgVectorStore> {
   if (!(await db.hasVectorExtension())) {
     throw new Error('the pgvector extension is not available on this Postgres server: install pgvector, or set VECTOR_URL to pglite:// or qdrant://');
   }
@@ -43,6 +48,9 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
   const useMemory = options.memoryIndex ?? db.kind === 'pglite';
   /** The active table's mirror: loading or loaded; null when the table is too big (SQL search). */
   let memory: Promise<MemoryIndex | null> | null = null;
+  /** The mirror once loaded; until then searches use SQL rather than wait for the load. */
+  let ready: MemoryIndex | null = null;
+  /** Starts (or joins) loading the mirror; a failed load answers null (search stays on SQL) and is retried next time. */
   const loadMemory = (t: string): Promise<MemoryIndex | null> => {
     memory ??= (async () => {
       const count = await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${t}`);
@@ -50,8 +58,12 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
       const index = createMemoryIndex();
       const rows = await db.query<StoredChunk>(`SELECT id, item_id, workspace_id, source, type, occurred_at, actor_names, embedding::text AS embedding FROM ${t}`);
       index.load(rows.rows);
+      if (table === t) ready = index;
       return index;
-    })();
+    })().catch(() => {
+      if (table === t) memory = null;
+      return null;
+    });
     return memory;
   };
   /** Applies a committed write to the mirror once it is loaded (a load in flight sees the write or gets it here). */
@@ -81,8 +93,13 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
         ]);
       });
       if (modelChanged && active.rows[0]) await db.exec(`DROP TABLE IF EXISTS ${active.rows[0].name}`);
-      if (table !== name) memory = null;
+      if (table !== name) {
+        memory = null;
+        ready = null;
+      }
       table = name;
+      // Load the mirror now, in the background, so the first search does not wait for it.
+      if (useMemory) void loadMemory(name);
       const state: CollectionState = { name, modelChanged, previous };
       return state;
     },
@@ -119,8 +136,8 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
     },
     async search(vector, filter, k) {
       const t = requireTable();
-      const index = useMemory ? await loadMemory(t) : null;
-      if (index) return index.search(vector, filter, k);
+      if (ready) return ready.search(vector, filter, k);
+      if (useMemory) void loadMemory(t);
       const { where, params } = whereClause(filter, 2);
       // Over-fetch chunks so that k distinct items survive the per-item dedupe.
       const sql = `SELECT item_id, 1 - (embedding <=> $1::vector) AS similarity FROM ${t} WHERE ${where}
@@ -146,6 +163,9 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
     async count(workspaceId) {
       const res = await db.query<{ n: string }>(`SELECT count(DISTINCT item_id) AS n FROM ${requireTable()} WHERE workspace_id = $1`, [workspaceId]);
       return Number(res.rows[0]?.n ?? 0);
+    },
+    async memoryReady() {
+      return useMemory && (await loadMemory(requireTable())) !== null;
     },
     async healthy() {
       return db.query('SELECT 1').then(
