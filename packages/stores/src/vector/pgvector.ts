@@ -24,16 +24,17 @@ export interface PgVectorOptions {
   memoryIndex?: boolean;
 }
 
-/**
- * pgvector on PGlite or server Postgres: one table per (model, dimension) with an HNSW cosine index.
- * Filtered searches use pgvector's iterative index scans so a selective filter still returns k hits.
- * On PGlite, searches run on an exact in-memory mirror of the table, loaded on the first search.
- */
 export interface PgVectorStore extends VectorStore {
   /** Waits for the in-memory mirror to load; false when this store searches with SQL. */
   memoryReady(): Promise<boolean>;
 }
 
+/**
+ * pgvector on PGlite or server Postgres: one table per (model, dimension) with an HNSW cosine index.
+ * Filtered searches use pgvector's iterative index scans so a selective filter still returns k hits.
+ * On PGlite, searches run on an exact in-memory mirror of the table, loaded in the background when the
+ * collection opens (SQL answers until then).
+ */
 export async function createPgVectorStore(db: Db, options: PgVectorOptions = {}): Promise<PgVectorStore> {
   if (!(await db.hasVectorExtension())) {
     throw new Error('the pgvector extension is not available on this Postgres server: install pgvector, or set VECTOR_URL to pglite:// or qdrant://');
