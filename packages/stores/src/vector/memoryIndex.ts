@@ -45,10 +45,18 @@ function toUnit(vector: ArrayLike<number>): Float32Array | null {
 export function createMemoryIndex() {
   const entries: Entry[] = [];
   const position = new Map<string, number>();
+  /** Chunk ids of each (workspace, item), so deleting an item does not scan every chunk. */
+  const chunksOf = new Map<string, Set<string>>();
+  const itemKey = (workspaceId: string, itemId: string): string => `${workspaceId}\u0000${itemId}`;
 
   const remove = (id: string): void => {
     const at = position.get(id);
     if (at === undefined) return;
+    const gone = entries[at]!;
+    const key = itemKey(gone.workspaceId, gone.itemId);
+    const chunks = chunksOf.get(key);
+    chunks?.delete(id);
+    if (chunks?.size === 0) chunksOf.delete(key);
     const last = entries.pop()!;
     position.delete(id);
     if (at < entries.length) {
@@ -64,6 +72,10 @@ export function createMemoryIndex() {
     if (!unit) return;
     position.set(entry.id, entries.length);
     entries.push({ ...entry, unit });
+    const key = itemKey(entry.workspaceId, entry.itemId);
+    const chunks = chunksOf.get(key) ?? new Set<string>();
+    chunks.add(entry.id);
+    chunksOf.set(key, chunks);
   };
 
   return {
@@ -84,9 +96,7 @@ export function createMemoryIndex() {
       }
     },
     deleteItems(workspaceId: string, itemIds: readonly string[]): void {
-      const gone = new Set(itemIds);
-      const ids = entries.filter((e) => e.workspaceId === workspaceId && gone.has(e.itemId)).map((e) => e.id);
-      for (const id of ids) remove(id);
+      for (const itemId of itemIds) for (const id of [...(chunksOf.get(itemKey(workspaceId, itemId)) ?? [])]) remove(id);
     },
     search(vector: readonly number[], filter: VectorFilter, k: number): VectorHit[] {
       const query = toUnit(vector);

@@ -70,7 +70,13 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
   /** Applies a committed write to the mirror once it is loaded (a load in flight sees the write or gets it here). */
   const mirror = async (apply: (index: MemoryIndex) => void): Promise<void> => {
     const index = await memory;
-    if (index) apply(index);
+    if (!index) return;
+    apply(index);
+    // Grown past the cap since it loaded: give the memory back and search with SQL from now on.
+    if (index.size > MEMORY_INDEX_MAX_CHUNKS && ready === index) {
+      ready = null;
+      memory = Promise.resolve(null);
+    }
   };
 
   return {
