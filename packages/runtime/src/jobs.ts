@@ -39,14 +39,15 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
     ...syncHandlers(runtime),
   });
 
+  const workspaceIds = (await listWorkspaces(db)).map((w) => w.id);
   if (runtime.modelChanged) {
-    for (const ws of await listWorkspaces(db)) {
-      const n = await indexer.reembedAll(ws.id);
-      logger.info({ workspaceId: ws.id, items: n }, 're-embedded after a model change');
+    for (const workspaceId of workspaceIds) {
+      const n = await indexer.reembedAll(workspaceId);
+      logger.info({ workspaceId, items: n }, 're-embedded after a model change');
     }
   }
   await refreshPlannerStats(db);
-  const relexed = await relexIfStale(db, (await listWorkspaces(db)).map((w) => w.id), (from) =>
+  const relexed = await relexIfStale(db, workspaceIds, (from) =>
     logger.info({ from, to: LEXICAL_VERSION }, 'lexical index built by another tokenizer: re-tokenizing every item before jobs start'),
   );
   for (const [workspaceId, items] of relexed ?? []) logger.info({ workspaceId, items }, 'lexical index rebuilt for a new tokenizer');
