@@ -10,7 +10,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../packages/stores/src/index.js';
-import { datasetIdFromUrl, loadDataset, pullRequestsByCommit } from './eval/dataset.js';
+import { datasetIdFromUrl, linkKind, loadDataset, pullRequestsByCommit } from './eval/dataset.js';
 
 const { values: args } = parseArgs({ options: { data: { type: 'string', default: '../shared/data/github-prettier' }, index: { type: 'string' } } });
 if (!args.index) throw new Error('--index <data dir> is required');
@@ -25,6 +25,8 @@ const rows = (
     'SELECT s.url AS s, t.url AS t, e.type FROM edges e JOIN items s ON s.id = e.source_id JOIN items t ON t.id = e.target_id',
   )
 ).rows;
+const titles = new Map(dataset.corpus.map((c) => [c.id, c.type === 'pull_request' ? c.title : (c.commit.message.split('\n')[0] ?? '')]));
+const unlabelled: string[] = [];
 await db.close();
 
 const corpusIds = new Set(dataset.corpus.map((c) => c.id));
@@ -32,14 +34,19 @@ const pairKey = (kind: string, a: string, b: string) => `${kind}|${[a, b].sort()
 console.log('| link kind | scoring | truth (reachable) | predicted | correct | precision | recall |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const [engramType, kind] of Object.entries(KINDS)) {
-  const truth = dataset.links.filter((l) => l.type === kind && corpusIds.has(l.source) && corpusIds.has(l.target));
+  const truth = dataset.links.filter((l) => linkKind(l) === kind && corpusIds.has(l.source) && corpusIds.has(l.target));
   const predicted = rows.filter((r) => r.type === engramType).map((r) => [datasetIdFromUrl(r.s), datasetIdFromUrl(r.t)] as const).filter((p): p is [string, string] => Boolean(p[0] && p[1]));
   for (const scoring of kind === 'commit_pr' ? ['exact'] : ['exact', 'per change']) {
     const map = scoring === 'exact' ? (id: string) => id : change;
     const t = new Set(truth.map((l) => pairKey(kind, map(l.source), map(l.target))).filter((k) => k.split('|')[1] !== k.split('|')[2]));
     const p = new Set(predicted.map(([a, b]) => pairKey(kind, map(a), map(b))).filter((k) => k.split('|')[1] !== k.split('|')[2]));
     const correct = [...p].filter((k) => t.has(k)).length;
+    if (scoring === 'exact' && kind === 'reverts') {
+      for (const [a, b] of predicted) if (!t.has(pairKey(kind, a, b))) unlabelled.push(`- ${a} "${titles.get(a)}" -> ${b} "${titles.get(b)}"`);
+    }
     const ratio = (a: number, b: number) => (b === 0 ? '—' : (a / b).toFixed(3));
     console.log(`| ${kind} | ${scoring} | ${t.size} | ${p.size} | ${correct} | ${ratio(correct, p.size)} | ${ratio(correct, t.size)} |`);
   }
 }
+// Predicted reverts the labels do not hold, to audit by hand: each says what it reverts, or it is a wrong edge.
+console.log(`\nreverts edges not in links.json (${unlabelled.length}):\n${unlabelled.join('\n')}`);

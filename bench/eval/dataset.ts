@@ -64,6 +64,17 @@ export interface Link {
   evidence?: string;
 }
 
+/**
+ * The relation a link records, in the dataset's kind vocabulary. `links.json` files a revert two ways:
+ * under `reverts` when a commit body says "This reverts commit <sha>", and under `references_pr` with
+ * `relation: "revert"` when a pull request says "Revert #N" or is titled `Revert "..." (#N)`. Both are
+ * reverts (Engram records both as `reverts` edges), so both count as revert truth, for recall as much
+ * as for precision.
+ */
+export function linkKind(link: Link): string {
+  return link.type === 'references_pr' && link.relation === 'revert' ? 'reverts' : link.type;
+}
+
 export interface Dataset {
   corpus: CorpusItem[];
   queries: Query[];

@@ -5,7 +5,7 @@
  * service reports) and are reported apart from the exact kinds.
  */
 import { mapLimit } from './concurrency.js';
-import type { Link } from './dataset.js';
+import { linkKind, type Link } from './dataset.js';
 
 /** An edge in dataset ids, its kind already in the dataset's vocabulary (`commit_pr`, `reverts`, ...). */
 export interface RelatedEdge {
@@ -48,7 +48,7 @@ function ratio(numerator: number, denominator: number): number {
 
 export async function scoreRelated(links: readonly Link[], corpusIds: ReadonlySet<string>, related: Related, options: { concurrency?: number; maxRoots?: number } = {}): Promise<RelatedScores> {
   const { concurrency = 4, maxRoots = Number.POSITIVE_INFINITY } = options;
-  const truth = links.filter((link) => SCORED_KINDS.includes(link.type));
+  const truth = links.map((link) => ({ ...link, type: linkKind(link) })).filter((link) => SCORED_KINDS.includes(link.type));
   const retrievable = (id: string): boolean => corpusIds.has(id) || id.startsWith('issue:');
   const reachable = truth.filter((link) => retrievable(link.source) && retrievable(link.target));
   const allRoots = [...new Set(reachable.flatMap((link) => [link.source, link.target]).filter((id) => corpusIds.has(id)))].sort();

@@ -56,6 +56,19 @@ describe('related scoring', () => {
     expect(scores.byKind.find((k) => k.kind === 'reverts')).toMatchObject({ truth: 1, reachable: 0, recall: 0 });
     expect(scores.exact).toMatchObject({ predicted: 2, correct: 1 });
   });
+
+  it('counts a pull request filed as "references_pr" with relation "revert" as a revert', async () => {
+    const withRevertReference = [
+      ...links,
+      { type: 'references_pr', source: 'pull_request:2', target: 'pull_request:1', directed: true, relation: 'revert', target_in_corpus: true },
+      { type: 'references_pr', source: 'pull_request:2', target: 'pull_request:1', directed: true, relation: 'backport', target_in_corpus: true },
+    ];
+    const graph: Record<string, RelatedEdge[]> = { 'pull_request:2': [{ source: 'pull_request:2', target: 'pull_request:1', kind: 'reverts' }] };
+    const scores = await scoreRelated(withRevertReference, corpus, async (id) => graph[id] ?? []);
+    expect(scores.byKind.find((k) => k.kind === 'reverts')).toMatchObject({ truth: 2, reachable: 1, predicted: 1, correct: 1, precision: 1, recall: 1 });
+    // The backport reference stays a reference, and nothing predicted it.
+    expect(scores.byKind.find((k) => k.kind === 'references_pr')).toMatchObject({ truth: 1, reachable: 1, predicted: 0, recall: 0 });
+  });
 });
 
 const run = (name: string, ndcg: number[]): SystemRun => ({
