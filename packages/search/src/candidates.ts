@@ -31,38 +31,50 @@ export async function loadFiltered(db: Queryable, filter: ItemFilter, ids: strin
   return new Map(res.rows.map((r) => [r.id, r]));
 }
 
+/** What fusion needs of a pooled item. Its text is read later, only for the few the second stage or the page needs. */
+export interface PoolRow {
+  id: string;
+  type: string;
+  occurred_at: Date | string;
+}
+
 export interface Pooled {
-  row: ItemRow;
+  row: PoolRow;
   paths: Record<PathName, number>;
   signals: Record<string, number>;
+}
+
+async function loadPoolRows(db: Queryable, filter: ItemFilter, ids: string[]): Promise<Map<string, PoolRow>> {
+  if (ids.length === 0) return new Map();
+  const where = itemFilterSql(filter, 2);
+  const res = await db.query<PoolRow>(`SELECT id, type, occurred_at FROM items i WHERE i.id = ANY($1::text[]) AND ${where.sql}`, [ids, ...where.params]);
+  return new Map(res.rows.map((r) => [r.id, r]));
 }
 
 /**
  * The union of every path's candidates, with a pull request and its commits collapsed into one result
  * (the PR), since they are one change: the PR keeps the best score of each path over itself and its
  * commits. A commit whose PR no path returned is replaced by that PR, when the PR passes the filters. Items of other types stay as they are.
+ * Reads only ids, types and dates: a pool is about a thousand items, and reading their text cost more than the lexical path.
  */
 export async function poolCandidates(db: Queryable, filter: ItemFilter, results: Partial<Record<PathName, PathResult>>): Promise<Map<string, Pooled>> {
   const workspaceId = filter.workspaceId;
   const ids = new Set<string>();
   for (const r of Object.values(results)) for (const id of r?.scores.keys() ?? []) ids.add(id);
-  const rows = await loadItems(db, workspaceId, [...ids]);
+  const rows = await loadPoolRows(db, { workspaceId }, [...ids]);
   const commitIds = [...rows.values()].filter((r) => r.type === 'commit').map((r) => r.id);
   const prOf = new Map<string, string>();
   if (commitIds.length) {
+    // The indexer orients every commit_pr edge from the pull request to the commit (`orient` in @engram/indexer).
     const edges = await db.query<{ commit_id: string; pr_id: string }>(
-      `SELECT e.target_id AS commit_id, e.source_id AS pr_id FROM edges e JOIN items p ON p.id = e.source_id
-         WHERE e.type = 'commit_pr' AND e.target_id = ANY($1::text[]) AND p.type = 'pull_request'
-       UNION
-       SELECT e.source_id AS commit_id, e.target_id AS pr_id FROM edges e JOIN items p ON p.id = e.target_id
-         WHERE e.type = 'commit_pr' AND e.source_id = ANY($1::text[]) AND p.type = 'pull_request'`,
+      `SELECT target_id AS commit_id, source_id AS pr_id FROM edges WHERE type = 'commit_pr' AND target_id = ANY($1::text[])`,
       [commitIds],
     );
     for (const e of edges.rows) if (!prOf.has(e.commit_id) || e.pr_id < prOf.get(e.commit_id)!) prOf.set(e.commit_id, e.pr_id);
   }
   const missingPrs = [...new Set(prOf.values())].filter((id) => !rows.has(id));
   // A commit folds into its PR only when the PR passes the same filters (a commits-only search keeps commits).
-  for (const [id, row] of await loadFiltered(db, filter, missingPrs)) rows.set(id, row);
+  for (const [id, row] of await loadPoolRows(db, filter, missingPrs)) rows.set(id, row);
   for (const [commit, pr] of prOf) if (!rows.has(pr)) prOf.delete(commit);
 
   const pooled = new Map<string, Pooled>();
@@ -82,26 +94,31 @@ export async function poolCandidates(db: Queryable, filter: ItemFilter, results:
   return pooled;
 }
 
-export function toCandidate(p: Pooled, fused: number, now: Date): Candidate {
+/**
+ * A fused candidate as the second stage sees it. `row` is the item's full row; without it (a candidate
+ * past the depth whose text is read) the candidate carries its paths, signals and date but no text.
+ */
+export function toCandidate(p: Pooled, row: ItemRow | undefined, fused: number, now: Date): Candidate {
   const occurredAt = new Date(p.row.occurred_at).toISOString();
-  const title = p.row.title ?? '';
+  const title = row?.title ?? '';
+  const content = row?.content ?? '';
   return {
     id: p.row.id,
     title,
-    snippet: p.row.snippet,
-    content: p.row.content,
+    snippet: row?.snippet ?? '',
+    content,
     type: p.row.type,
-    source: p.row.source,
+    source: row?.source ?? '',
     occurredAt,
     fused,
     paths: { ...p.paths },
     signals: {
       ...p.signals,
       recencyDays: Math.max(0, (now.getTime() - Date.parse(occurredAt)) / 86_400_000),
-      isBot: p.row.actor_names.some((a) => a.endsWith('[bot]')) ? 1 : 0,
-      isMergedPr: p.row.type === 'pull_request' && p.row.metadata.merged === true ? 1 : 0,
+      isBot: row?.actor_names.some((a) => a.endsWith('[bot]')) ? 1 : 0,
+      isMergedPr: p.row.type === 'pull_request' && row?.metadata.merged === true ? 1 : 0,
       titleLength: title.length,
-      bodyLength: p.row.content.length,
+      bodyLength: content.length,
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { SearchMode, SearchRequest, SearchResult } from '@engram/contracts';
 import type { Db, VectorStore } from '@engram/stores';
-import { poolCandidates, toCandidate } from './candidates.js';
+import { loadItems, poolCandidates, toCandidate } from './candidates.js';
 import { actorsOf, clustersOf, itemEntities, type ActorContext, type ClusterContext } from './enrich.js';
 import { toItemFilter } from './filters.js';
 import { DEFAULT_FUSION, fuse, fusionSignals, recencyScore, type FusionWeights, type PathName } from './fusion.js';
@@ -31,6 +31,8 @@ export interface SearchDeps {
   reranker?: Reranker;
   /** `thorough`: LLM scoring. Absent: `thorough` runs as `balanced`, and `meta.mode` says so. */
   llm?: Reranker;
+  /** Candidates the second stage reorders (default RERANK_DEPTH). */
+  rerankDepth?: number;
   fusion?: FusionWeights;
   lexical?: LexicalParams;
   now?: () => Date;
@@ -39,7 +41,10 @@ export interface SearchDeps {
 export interface SearchOptions {
   /** Ablation: paths that do not run. */
   disablePaths?: PathName[];
-  /** Return the fused candidates with their features (reranker training, evaluation). */
+  /**
+   * Return the fused candidates with their features (reranker training, evaluation). Past the
+   * reranking depth (and the page) they carry paths, signals and dates but no text.
+   */
   debugCandidates?: boolean;
 }
 
@@ -66,6 +71,7 @@ export function createSearchService(deps: SearchDeps) {
   const fusion = deps.fusion ?? DEFAULT_FUSION;
   const lexical = deps.lexical ?? DEFAULT_LEXICAL;
   const now = deps.now ?? (() => new Date());
+  const rerankDepth = deps.rerankDepth ?? RERANK_DEPTH;
 
   async function search(workspaceId: string, request: SearchRequest, options: SearchOptions = {}): Promise<SearchOutcome> {
     const started = performance.now();
@@ -90,21 +96,26 @@ export function createSearchService(deps: SearchDeps) {
     const pathResults: Record<PathName, PathResult> = { lexical: lex, vector: vec, entity: ent, cluster: clu, actor: act };
     const pooled = await poolCandidates(deps.db, filter, pathResults);
     const at = now();
-    const fusedList = [...pooled.values()]
+    const fusedPool = [...pooled.values()]
       .map((p) => {
         const recency = recencyScore(new Date(p.row.occurred_at).toISOString(), at, fusion.recencyHalfLifeDays);
-        return toCandidate(p, fuse(p.paths, fusionSignals(p.signals, recency), fusion), at);
+        return { id: p.row.id, p, fused: fuse(p.paths, fusionSignals(p.signals, recency), fusion) };
       })
       .sort(byScore((c) => c.fused));
+    // Text only for what the second stage scores or the page shows.
+    const requestedMode = request.mode;
+    const pageEnd = request.offset + request.limit;
+    const textDepth = requestedMode === 'fast' && !options.debugCandidates ? pageEnd : Math.max(pageEnd, rerankDepth);
+    const rows = await loadItems(deps.db, workspaceId, fusedPool.slice(0, textDepth).map((c) => c.id));
+    const fusedList = fusedPool.map((c) => toCandidate(c.p, rows.get(c.id), c.fused, at));
     const retrievalMs = performance.now() - started;
 
     // Second stage.
     const rerankStart = performance.now();
-    const requestedMode = request.mode;
     let mode: SearchMode = requestedMode;
     let ranked: { c: Candidate; score: number }[] = fusedList.map((c) => ({ c, score: c.fused }));
     if (requestedMode !== 'fast' && deps.reranker && ranked.length > 0) {
-      ranked = await rerankTop(ranked, RERANK_DEPTH, (cs) => deps.reranker!.rerank(request.query, cs));
+      ranked = await rerankTop(ranked, rerankDepth, (cs) => deps.reranker!.rerank(request.query, cs));
     } else if (requestedMode !== 'fast') {
       mode = 'fast';
     }
@@ -125,7 +136,8 @@ export function createSearchService(deps: SearchDeps) {
 
     // Page and enrich.
     const enrichStart = performance.now();
-    const page = ranked.slice(request.offset, request.offset + request.limit);
+    // An item deleted since it was pooled has no row: it drops out of the page.
+    const page = ranked.slice(request.offset, request.offset + request.limit).filter((r) => rows.has(r.c.id));
     const pageIds = page.map((r) => r.c.id);
     const termSet = new Set(terms);
     const [entities, context] = await Promise.all([
@@ -134,13 +146,12 @@ export function createSearchService(deps: SearchDeps) {
         ? Promise.all([clustersOf(deps.db, pageIds, clu.clusterIds), actorsOf(deps.db, pageIds, act.actorIds)])
         : Promise.resolve(null),
     ]);
-    const urls = pooled;
     const results: SearchResult[] = page.map(({ c, score }) => {
       const snippet = focusSnippet(c.content, c.snippet, termSet);
       const result: SearchResult = {
         id: c.id,
         title: c.title,
-        url: urls.get(c.id)!.row.url,
+        url: rows.get(c.id)!.url,
         snippet,
         score: round(score),
         source: c.source,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchRequest } from '@engram/contracts';
-import { createSearchService, type SearchService } from '../src/index.js';
+import { createLearnedReranker, createSearchService, type SearchService } from '../src/index.js';
 import { buildIndex, corpusSubset, DATA_DIR, hasData, normalizeAll, type Indexed } from './fixture.js';
 
 interface Query {
@@ -68,6 +68,23 @@ describe.skipIf(!hasData)('search over a real index (needs ../shared/data/github
     }
     expect(seen).toHaveLength(ten.total);
     expect(new Set(seen).size).toBe(ten.total);
+  });
+
+  it('pages a reranked list past the reranking depth with every result whole', async () => {
+    const rerankDepth = 6;
+    const balanced = createSearchService({ db: index.db, vectors: index.vectors, embedder: index.embedder, reranker: createLearnedReranker(), rerankDepth });
+    const q = 'fix';
+    const first = await balanced.search(index.workspaceId, req(q, { mode: 'balanced', limit: 10 }));
+    expect(first.mode).toBe('balanced');
+    expect(first.total).toBeGreaterThan(rerankDepth * 3);
+    const seen: string[] = [];
+    for (let offset = 0; offset < first.total; offset += 4) {
+      const page = await balanced.search(index.workspaceId, req(q, { mode: 'balanced', limit: 4, offset }));
+      for (const r of page.results) expect(r.url.startsWith('https://github.com/') && r.title.length > 0).toBe(true);
+      seen.push(...page.results.map((r) => r.id));
+    }
+    expect(seen).toHaveLength(first.total);
+    expect(new Set(seen).size).toBe(first.total);
   });
 
   it('applies filters inside retrieval, not after a top-k cut', async () => {
