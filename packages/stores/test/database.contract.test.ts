@@ -12,14 +12,19 @@ import {
   getImportProgress,
   markEvent,
   migrate,
+  migrations,
+  openDatabase,
   recordWebhookDelivery,
   refreshPlannerStats,
+  replaceLexicalIndex,
   resolveApiKey,
   revokeApiKey,
   stageEvents,
   startSyncCursor,
   upsertImport,
+  upsertItem,
   type Db,
+  type ItemRow,
 } from '../src/index.js';
 import { databaseBackends, openTestDatabase, testWorkspace } from '../src/testing/index.js';
 
@@ -154,10 +159,50 @@ describe.each(databaseBackends())('database contract on $name', ({ url }) => {
     expect(await recordWebhookDelivery(db, { provider: 'github', deliveryId: id, connectionId: null, event: 'push' })).toBe(false);
   });
 
-  it('has full-text search with a GIN index on items', async () => {
-    const res = await db.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname = 'items_search'");
-    expect(res.rows[0]?.indexdef).toMatch(/gin/i);
-    const ts = await db.query<{ m: boolean }>("SELECT to_tsvector('simple', 'preserve quotes') @@ to_tsquery('simple', 'quotes') AS m");
-    expect(ts.rows[0]?.m).toBe(true);
+  it('keeps each item\'s postings equal to its search vector through insert, update, re-tokenizing and delete', async () => {
+    const ws = await testWorkspace(db);
+    const id = `obs_postings_${ws}`;
+    const item: ItemRow = {
+      id, workspaceId: ws, connectionId: null, source: 'github', type: 'pull_request', externalId: id, url: `https://x/${id}`,
+      title: 'Preserve quotes', content: 'quotes in objects', snippet: '', container: null, state: null, labels: [], files: [],
+      actorNames: [], metadata: {}, occurredAt: '2026-01-01T00:00:00Z', sourceUpdatedAt: '2026-01-01T00:00:00Z', contentHash: 'h1',
+    };
+    const postings = async () =>
+      (await db.query<{ term: string; weights: string[] | string; dl: number }>('SELECT term, weights, dl FROM postings WHERE item_id = $1 ORDER BY term', [id])).rows.map(
+        (r) => `${r.term}:${String(r.weights).replace(/[{}]/g, '')}:${r.dl}`,
+      );
+    await db.transaction((tx) => upsertItem(tx, item, { title: 'preserv quot', body: 'quot in object', other: '', length: 5 }));
+    expect(await postings()).toEqual(['in:B:5', 'object:B:5', 'preserv:A:5', 'quot:A,B:5']);
+    await db.transaction((tx) => upsertItem(tx, { ...item, contentHash: 'h2' }, { title: 'preserv quot', body: 'class', other: 'src/a.js', length: 4 }));
+    expect(await postings()).toEqual(['class:B:4', 'preserv:A:4', 'quot:A:4', 'src/a.js:C:4']);
+    await db.transaction((tx) => replaceLexicalIndex(tx, id, { title: 'keep quot', body: '', other: '', length: 2 }));
+    expect(await postings()).toEqual(['keep:A:2', 'quot:A:2']);
+    expect(await db.transaction((tx) => replaceLexicalIndex(tx, `${id}_gone`, { title: 'x', body: '', other: '', length: 1 }))).toBeNull();
+    await db.query('DELETE FROM items WHERE id = $1', [id]);
+    expect(await postings()).toEqual([]);
+  });
+});
+
+describe('migration 003: an index built before postings', () => {
+  it('gets postings from its stored search vectors, so it answers without re-tokenizing', async () => {
+    const db = await openDatabase('pglite://memory');
+    try {
+      await migrate(db, migrations.filter((m) => m.id < '003'));
+      const ws = await testWorkspace(db);
+      await db.query(
+        `INSERT INTO items (id, workspace_id, source, type, external_id, url, title, content, snippet, occurred_at, source_updated_at, content_hash, search_vector, lexical_length)
+         VALUES ('obs_old', $1, 'github', 'pull_request', 'x', 'https://x', 'Preserve quotes', '', '', now(), now(), 'h',
+                 setweight(to_tsvector('simple', 'preserv quot'), 'A') || setweight(to_tsvector('simple', 'quot'), 'B'), 3)`,
+        [ws],
+      );
+      expect(await migrate(db)).toEqual(['003_postings']);
+      const rows = (await db.query<{ term: string; positions: number[] | string; dl: number }>("SELECT term, positions, dl FROM postings WHERE item_id = 'obs_old' ORDER BY term")).rows;
+      expect(rows.map((r) => [r.term, String(r.positions).replace(/[{}]/g, ''), r.dl])).toEqual([
+        ['preserv', '1', 3],
+        ['quot', '2,3', 3],
+      ]);
+    } finally {
+      await db.close();
+    }
   });
 });

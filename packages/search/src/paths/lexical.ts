@@ -9,7 +9,7 @@ export interface LexicalParams {
   b: number;
   /** Weights of title (A), body (B), paths and labels (C). */
   fieldWeights: { A: number; B: number; C: number; D: number };
-  /** Documents scored exactly per query (the best by Postgres `ts_rank` among all matches). */
+  /** Items returned per query: the best by BM25F among every item holding a query term. */
   candidates: number;
 }
 
@@ -19,10 +19,10 @@ export const DEFAULT_LEXICAL: LexicalParams = { k1: 1.2, b: 0.75, fieldWeights: 
 const SAFE_TERM = /^[\p{L}\p{N}]+$/u;
 
 /**
- * The lexical path: candidates from the GIN full-text index (any query term), scored with BM25F from
- * the per-field positions in each item's tsvector and the workspace's document frequencies. The path
- * score is the BM25F score as a fraction of the best score a document could get for this query, so it
- * means the same across queries.
+ * The lexical path: every item holding a query term (from the `postings` inverted index), scored with
+ * BM25F from the term's per-field positions and the workspace's document frequencies; the best
+ * `params.candidates` are returned. The path score is the BM25F score as a fraction of the best score a
+ * document could get for this query, so it means the same across queries.
  */
 export async function lexicalPath(db: Queryable, stats: StatsCache, filter: ItemFilter, terms: string[], params: LexicalParams = DEFAULT_LEXICAL): Promise<PathResult> {
   const unique = [...new Set(terms.filter((t) => SAFE_TERM.test(t)))];
@@ -37,16 +37,16 @@ export async function lexicalPath(db: Queryable, stats: StatsCache, filter: Item
     }
     const present = [...idf.keys()];
     if (present.length === 0) return { scores: new Map() };
-    const query = present.map((t) => `'${t}'`).join(' | ');
+    // Postings of the query's terms, every item that holds one: exact BM25F over all of them, then the best kept.
     const where = itemFilterSql(filter, 3);
-    const res = await db.query<{ id: string; dl: number; lexeme: string; positions: number[] | string; weights: string[] | string }>(
-      `WITH c AS (
-         SELECT i.id, i.lexical_length AS dl, i.search_vector FROM items i
-         WHERE ${where.sql} AND i.search_vector @@ to_tsquery('simple', $1)
-         ORDER BY ts_rank(i.search_vector, to_tsquery('simple', $1)) DESC, i.id LIMIT ${Math.floor(params.candidates)})
-       SELECT c.id, c.dl, u.lexeme, u.positions, u.weights FROM c, unnest(c.search_vector) AS u(lexeme, positions, weights)
-       WHERE u.lexeme = ANY($2::text[])`,
-      [query, present, ...where.params],
+    // Only a filter beyond the workspace needs the items themselves.
+    const narrowed = where.params.length > 1;
+    const res = await db.query<PostingRow>(
+      narrowed
+        ? `SELECT p.item_id AS id, p.dl, p.term AS lexeme, p.positions, p.weights FROM postings p JOIN items i ON i.id = p.item_id
+           WHERE p.workspace_id = $1 AND p.term = ANY($2::text[]) AND ${where.sql}`
+        : 'SELECT item_id AS id, dl, term AS lexeme, positions, weights FROM postings WHERE workspace_id = $1 AND term = ANY($2::text[])',
+      narrowed ? [filter.workspaceId, present, ...where.params] : [filter.workspaceId, present],
     );
     const pairs = queryPairs(terms, idf);
     const positionsOf = new Map<string, Map<string, number[]>>();
@@ -54,7 +54,7 @@ export async function lexicalPath(db: Queryable, stats: StatsCache, filter: Item
     const raw = new Map<string, number>();
     const signals = new Map<string, Record<string, number>>();
     for (const row of res.rows) {
-      const weights = typeof row.weights === 'string' ? row.weights.replace(/[{}]/g, '').split(',') : row.weights;
+      const weights = weightsOf(row);
       if (pairs.length > 0) {
         const positions = typeof row.positions === 'string' ? row.positions.replace(/[{}]/g, '').split(',').map(Number) : row.positions.map(Number);
         const byLexeme = positionsOf.get(row.id) ?? new Map<string, number[]>();
@@ -80,17 +80,36 @@ export async function lexicalPath(db: Queryable, stats: StatsCache, filter: Item
     const idfSum = [...idf.values()].reduce((a, x) => a + x, 0);
     const ideal = idfSum * (k1 + 1);
     const scores = new Map<string, number>();
-    for (const [id, score] of raw) {
+    const keptSignals = new Map<string, Record<string, number>>();
+    for (const [id, score] of best(raw, Math.floor(params.candidates))) {
       scores.set(id, Math.min(1, score / ideal));
       const s = signals.get(id)!;
+      keptSignals.set(id, s);
       s.bm25 = score;
       s.idfCovered = s.idfCovered! / idfSum;
       s.titleIdfCovered = s.titleIdfCovered! / idfSum;
       s.titleCoverage = s.titleTerms! / present.length;
       s.proximity = proximity(pairs, positionsOf.get(id));
     }
-    return { scores, signals };
+    return { scores, signals: keptSignals };
   });
+}
+
+interface PostingRow {
+  id: string;
+  dl: number;
+  lexeme: string;
+  positions: number[] | string;
+  weights: string[] | string;
+}
+
+const weightsOf = (row: PostingRow): string[] => (typeof row.weights === 'string' ? row.weights.replace(/[{}]/g, '').split(',') : row.weights);
+
+/** The `limit` highest-scoring entries (ties by id), or all of them. */
+function best(raw: ReadonlyMap<string, number>, limit: number): [string, number][] {
+  const all = [...raw];
+  if (all.length <= limit) return all;
+  return all.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, limit);
 }
 
 /** Two query terms next to each other in the query (stop words already gone), weighted by the rarer one. */

@@ -1,6 +1,7 @@
 import type { Db } from '../db.js';
 import { m001Core } from './m001_core.js';
 import { m002ActorBots } from './m002_actor_bots.js';
+import { m003Postings } from './m003_postings.js';
 
 export interface Migration {
   id: string;
@@ -11,6 +12,7 @@ export interface Migration {
 export const migrations: Migration[] = [
   { id: '001_core', sql: m001Core },
   { id: '002_actor_bots', sql: m002ActorBots },
+  { id: '003_postings', sql: m003Postings },
 ];
 
 const LOCK_KEY = 724_001;

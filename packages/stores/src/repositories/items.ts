@@ -86,7 +86,20 @@ export async function upsertItem(tx: Queryable, item: ItemRow, lexical: LexicalF
       item.occurredAt, item.sourceUpdatedAt, item.contentHash, lexical.title, lexical.body, lexical.other, lexical.length,
     ],
   );
+  await refreshPostings(tx, item.id);
   return res.rows[0]?.terms ?? [];
+}
+
+/** Rewrites an item's postings from its stored `search_vector`, in the caller's transaction. */
+async function refreshPostings(tx: Queryable, itemId: string): Promise<void> {
+  await tx.query('DELETE FROM postings WHERE item_id = $1', [itemId]);
+  await tx.query(
+    `INSERT INTO postings (workspace_id, term, item_id, dl, positions, weights)
+     SELECT i.workspace_id, u.lexeme, i.id, i.lexical_length, u.positions, u.weights
+     FROM items i, unnest(i.search_vector) AS u(lexeme, positions, weights)
+     WHERE i.id = $1 AND i.search_vector IS NOT NULL`,
+    [itemId],
+  );
 }
 
 /** What an item's lexical index is built from, as stored. */
@@ -121,7 +134,9 @@ export async function replaceLexicalIndex(tx: Queryable, itemId: string, lexical
      RETURNING tsvector_to_array(search_vector) AS terms`,
     [itemId, lexical.title, lexical.body, lexical.other, lexical.length],
   );
-  return res.rows[0]?.terms ?? null;
+  if (res.rows.length === 0) return null;
+  await refreshPostings(tx, itemId);
+  return res.rows[0]!.terms;
 }
 
 export async function setEmbeddingHash(db: Queryable, itemId: string, hash: string): Promise<void> {
