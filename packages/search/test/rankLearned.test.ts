@@ -133,6 +133,14 @@ describe('learned reranker', () => {
     expect(cv.rerankedNdcg10).toBeGreaterThan(cv.fusedNdcg10 + 0.2);
   });
 
+  it('with LambdaRank weighting, also learns to beat the fused order out of fold, deterministically', () => {
+    const random = seededRandom(5);
+    const samples = Array.from({ length: 40 }, (_, n) => syntheticQuery(random, n).sample);
+    const cv = crossValidate(samples, { epochs: 100, trees: 0, lambda: true }, 4);
+    expect(cv.rerankedNdcg10).toBeGreaterThan(cv.fusedNdcg10 + 0.2);
+    expect(crossValidate(samples, { epochs: 100, trees: 0, lambda: true }, 4).scores).toEqual(cv.scores);
+  });
+
   it('refuses a model trained on another feature version', () => {
     const model = trainReranker([syntheticQuery(seededRandom(1), 0).sample], { epochs: 5, trees: 0, calibrationFolds: 0 });
     expect(() => createLearnedReranker({ ...model, featureVersion: 'ltr-features-v0' })).toThrow(/retrain/);

@@ -5,7 +5,7 @@
  * The trees correct a starting score (the linear model's), so they only learn what it misses.
  */
 import type { TreeNode } from './ltrModel.js';
-import type { QueryMatrix } from './pairwise.js';
+import { dcgDiscount, type QueryMatrix } from './pairwise.js';
 
 export interface BoostingOptions {
   trees: number;
@@ -46,8 +46,6 @@ function binRows(z: number[][], dimensions: number, bins: number): Rows {
   );
   return { z, binned, thresholds };
 }
-
-const dcgDiscount = (rank: number): number => 1 / Math.log2(rank + 2);
 
 /** LambdaRank gradients (g: direction to raise the score) and hessians for one query's scores. */
 function lambdas(relevance: readonly number[], scores: readonly number[], g: Float64Array, h: Float64Array, offset: number): void {

@@ -1,5 +1,5 @@
 /**
- * Training the learned reranker from judged candidate lists: standardise, fit the linear RankNet,
+ * Training the learned reranker from judged candidate lists: standardise, fit the linear model (RankNet or LambdaRank),
  * boost trees on top, then fit the Platt calibration on out-of-fold scores (scores the model gave
  * to queries it was not trained on, so the probabilities are honest). Also k-fold cross-validation
  * by query, for choosing hyperparameters.
