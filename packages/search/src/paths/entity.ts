@@ -18,32 +18,35 @@ export function entityPath(db: Queryable, stats: StatsCache, filter: ItemFilter,
   return timed(async () => {
     if (entities.length === 0) return { scores: new Map() };
     const keys = [...new Set(entities.map((e) => e.key))];
-    const where = itemFilterSql(filter, 3);
-    const known = await db.query<{ key: string; category: string; item_count: number }>(
-      'SELECT key, category, item_count FROM entities WHERE workspace_id = $1 AND key = ANY($2::text[])',
+    const known = await db.query<{ id: string; key: string; category: string; item_count: number }>(
+      'SELECT id, key, category, item_count FROM entities WHERE workspace_id = $1 AND key = ANY($2::text[])',
       [filter.workspaceId, keys],
     );
     if (known.rows.length === 0) return { scores: new Map() };
     const n = Math.max(1, (await stats.get(filter.workspaceId)).documents);
+    // Weight of each known entity the query names (by id), the best of the query's mentions of it.
     const weight = new Map<string, number>();
     for (const e of entities) {
       const stat = known.rows.find((r) => r.key === e.key && (r.category === e.category || e.category === '*'));
       if (!stat) continue;
       const idf = Math.log(1 + n / Math.max(1, stat.item_count));
-      weight.set(`${stat.category}\u001f${stat.key}`, Math.max(weight.get(`${stat.category}\u001f${stat.key}`) ?? 0, idf * e.confidence));
+      weight.set(String(stat.id), Math.max(weight.get(String(stat.id)) ?? 0, idf * e.confidence));
     }
     const denom = [...weight.values()].reduce((a, x) => a + x, 0);
     if (denom === 0) return { scores: new Map() };
-    const rows = await db.query<{ id: string; category: string; key: string; confidence: number }>(
-      `SELECT i.id, e.category, e.key, m.confidence
-       FROM entities e JOIN entity_mentions m ON m.entity_id = e.id JOIN items i ON i.id = m.item_id
-       WHERE ${where.sql} AND e.workspace_id = $1 AND (e.category || chr(31) || e.key) = ANY($2::text[])`,
-      [filter.workspaceId, [...weight.keys()], ...where.params],
+    // Only a filter beyond the workspace needs the items themselves.
+    const where = itemFilterSql(filter, 2);
+    const rows = await db.query<{ id: string; entity_id: string; confidence: number }>(
+      where.params.length > 1
+        ? `SELECT m.item_id AS id, m.entity_id, m.confidence FROM entity_mentions m JOIN items i ON i.id = m.item_id
+           WHERE m.entity_id = ANY($1::bigint[]) AND ${where.sql}`
+        : 'SELECT item_id AS id, entity_id, confidence FROM entity_mentions WHERE entity_id = ANY($1::bigint[])',
+      where.params.length > 1 ? [[...weight.keys()], ...where.params] : [[...weight.keys()]],
     );
     const raw = new Map<string, number>();
     const matched = new Map<string, number>();
     for (const r of rows.rows) {
-      const w = weight.get(`${r.category}\u001f${r.key}`) ?? 0;
+      const w = weight.get(String(r.entity_id)) ?? 0;
       raw.set(r.id, (raw.get(r.id) ?? 0) + w * Math.min(1, r.confidence));
       matched.set(r.id, (matched.get(r.id) ?? 0) + 1);
     }
