@@ -116,18 +116,70 @@ export function createMemoryIndex() {
         if (e.occurredAt < from || e.occurredAt > to) continue;
         if (actors && !e.actorNames.some((a) => actors.has(a))) continue;
         if (excluded?.has(e.itemId)) continue;
-        const v = e.unit;
-        if (v.length !== dims) continue;
-        let dot = 0;
-        for (let i = 0; i < dims; i++) dot += v[i]! * query[i]!;
+        if (e.unit.length !== dims) continue;
+        const dot = dotProduct(e.unit, query);
         const previous = best.get(e.itemId);
         if (previous === undefined || dot > previous) best.set(e.itemId, dot);
       }
-      const hits = [...best].map(([itemId, similarity]) => ({ itemId, similarity }));
-      hits.sort((a, b) => b.similarity - a.similarity || (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0));
-      return hits.slice(0, k);
+      return topK(best, k);
     },
   };
 }
 
 export type MemoryIndex = ReturnType<typeof createMemoryIndex>;
+
+/** Dot product of two equal-length vectors, four lanes at a time. */
+function dotProduct(a: Float32Array, b: Float32Array): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  const n = a.length - (a.length % 4);
+  for (let i = 0; i < n; i += 4) {
+    s0 += a[i]! * b[i]!;
+    s1 += a[i + 1]! * b[i + 1]!;
+    s2 += a[i + 2]! * b[i + 2]!;
+    s3 += a[i + 3]! * b[i + 3]!;
+  }
+  for (let i = n; i < a.length; i++) s0 += a[i]! * b[i]!;
+  return s0 + s1 + s2 + s3;
+}
+
+const byHit = (a: VectorHit, b: VectorHit): number => b.similarity - a.similarity || (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0);
+
+/** The k best hits, best first (ties by item id): a bounded min-heap, so a search never sorts every item. */
+function topK(best: ReadonlyMap<string, number>, k: number): VectorHit[] {
+  const heap: VectorHit[] = [];
+  // heap[0] is the worst kept hit: byHit(worse, better) > 0.
+  const worse = (i: number, j: number): boolean => byHit(heap[i]!, heap[j]!) > 0;
+  const swap = (i: number, j: number): void => {
+    const t = heap[i]!;
+    heap[i] = heap[j]!;
+    heap[j] = t;
+  };
+  for (const [itemId, similarity] of best) {
+    const hit = { itemId, similarity };
+    if (heap.length < k) {
+      heap.push(hit);
+      for (let i = heap.length - 1; i > 0; ) {
+        const parent = (i - 1) >> 1;
+        if (!worse(i, parent)) break;
+        swap(i, parent);
+        i = parent;
+      }
+    } else if (byHit(hit, heap[0]!) < 0) {
+      heap[0] = hit;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && worse(l, m)) m = l;
+        if (r < heap.length && worse(r, m)) m = r;
+        if (m === i) break;
+        swap(i, m);
+        i = m;
+      }
+    }
+  }
+  return heap.sort(byHit);
+}
