@@ -25,7 +25,13 @@ export interface Runtime {
   db: Db;
   vectors: VectorStore;
   queue: JobQueue;
+  /** For indexing: misses from concurrent index jobs share model batches. */
   embedder: EmbeddingProvider;
+  /**
+   * For search: the same model and cache, without waiting for company (a query is embedded alone, and the
+   * batching wait was half its embedding time). Closed with `embedder`.
+   */
+  queryEmbedder: Pick<EmbeddingProvider, 'model' | 'dimensions' | 'embed'>;
   secretBox: SecretBox;
   /** Second stages of search: `balanced` (learned or hosted reranker) and `thorough` (LLM, when configured). */
   rankers: { reranker?: Reranker; llm?: Reranker };
@@ -51,7 +57,9 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
       ? createOpenAIEmbedder({ apiKey: config.embedding.apiKey, baseURL: config.embedding.baseURL, model: config.embedding.model, dimensions: config.embedding.dimensions })
       : await createOfflineEmbedder({ threads: config.embedding.threads }));
   // Cache hits never reach the model; misses from concurrent index jobs share batches.
-  const embedder = withEmbeddingCache(createCoalescingEmbedder(baseEmbedder), createEmbeddingCacheStore(db));
+  const cacheStore = createEmbeddingCacheStore(db);
+  const embedder = withEmbeddingCache(createCoalescingEmbedder(baseEmbedder), cacheStore);
+  const queryEmbedder = withEmbeddingCache(baseEmbedder, cacheStore);
   const collection = await vectors.ensureCollection({ model: embedder.model, dimensions: embedder.dimensions });
   if (collection.modelChanged) logger.warn({ previous: collection.previous, model: embedder.model }, 'embedding model changed: every item will be re-embedded');
   const queue = openQueue(config.redisUrl, {
@@ -76,6 +84,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
     vectors,
     queue,
     embedder,
+    queryEmbedder,
     secretBox,
     rankers: createRankers(config),
     admin,

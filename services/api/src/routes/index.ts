@@ -9,7 +9,7 @@ import { webhookRoutes } from './webhooks.js';
 
 /** Every router the api mounts. */
 export function allRoutes(runtime: Runtime): AppRoutes {
-  const search = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder, ...runtime.rankers });
+  const search = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.queryEmbedder, ...runtime.rankers });
   return {
     api: v1Routes(runtime, { search }),
     admin: [adminConnectionRoutes(runtime), adminImportRoutes(runtime)],

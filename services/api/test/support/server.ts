@@ -91,7 +91,7 @@ export async function startApi(backend: Backend): Promise<Api> {
   const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...backend.env });
   const embedder = createHashEmbedder({ dimensions: 128 });
   const runtime = await createRuntime(config, logger, { embedder });
-  const search = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder, ...runtime.rankers });
+  const search = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.queryEmbedder, ...runtime.rankers });
   const indexer = createIndexer({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder });
   const app = createApp(runtime, { api: v1Routes(runtime, { search }), docs: docsRoutes() });
   const server: Server = await new Promise((resolve) => {
