@@ -37,7 +37,7 @@ function toUnit(vector: ArrayLike<number>): Float32Array | null {
 /**
  * An exact, in-memory mirror of one pgvector table for the embedded database (PGlite), where pgvector
  * runs as WebAssembly: scoring every chunk in JavaScript is faster than the SQL scan there, and exact
- * (9,425 chunks of 512 dims: about 15 ms a search against 50; loading, about 1 s once). Only a store that
+ * (9,425 chunks of 512 dims: about 8 ms a search against 50; loading, about 1 s once). Only a store that
  * is the table's sole writer may use it: PGlite has one owner process, and the store applies each write
  * here after the SQL write succeeds. Search gives what the SQL search gives (cosine similarity of each
  * item's best chunk, filtered the same way), without the SQL path's over-fetch cap.
