@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { normalizeGitHubObject } from '@engram/connectors';
 import { createIndexer } from '@engram/indexer';
-import { createHashEmbedder } from '@engram/indexer/testing';
-import { createPgVectorStore, migrate, openDatabase, stageEvents, createWorkspace, type Db, type VectorStore } from '@engram/stores';
+import { createHashEmbedder, stageAndIndex } from '@engram/indexer/testing';
+import { createPgVectorStore, migrate, openDatabase, createWorkspace, type Db, type VectorStore } from '@engram/stores';
 import type { SourceEvent } from '@engram/contracts';
 
 export const DATA_DIR = new URL('../../../../shared/data/github-prettier/', import.meta.url).pathname;
@@ -55,15 +55,7 @@ export async function buildIndex(events: SourceEvent[]): Promise<Indexed> {
 
 /** Stages and indexes events into a workspace of the index (the production pipeline); their item ids, in order. */
 export async function indexInto(index: Omit<Indexed, 'close' | 'workspaceId'>, workspaceId: string, events: SourceEvent[]): Promise<string[]> {
-  const indexer = createIndexer({ db: index.db, vectors: index.vectors, embedder: index.embedder });
-  const { ids } = await stageEvents(index.db, { workspaceId, events });
-  const itemIds: string[] = [];
-  for (const id of ids) {
-    const out = await indexer.indexEvent(id);
-    if (!out.itemId) throw new Error(`event ${id} was not indexed: ${out.status}`);
-    itemIds.push(out.itemId);
-  }
-  return itemIds;
+  return stageAndIndex(index.db, createIndexer({ db: index.db, vectors: index.vectors, embedder: index.embedder }), workspaceId, events);
 }
 
 export const normalizeAll = (objects: unknown[]): SourceEvent[] => objects.map((o) => normalizeGitHubObject(o, 'prettier/prettier'));

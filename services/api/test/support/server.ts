@@ -10,10 +10,10 @@ import { Writable } from 'node:stream';
 import type { SourceEventInput } from '@engram/contracts';
 import { SourceEvent } from '@engram/contracts';
 import { createIndexer } from '@engram/indexer';
-import { createHashEmbedder } from '@engram/indexer/testing';
+import { createHashEmbedder, stageAndIndex } from '@engram/indexer/testing';
 import { createLogger, createRuntime, loadConfig, type Runtime } from '@engram/runtime';
 import { createSearchService } from '@engram/search';
-import { createApiKey, createWorkspace, stageEvents } from '@engram/stores';
+import { createApiKey, createWorkspace } from '@engram/stores';
 import { createApp } from '../../src/app.js';
 import { docsRoutes } from '../../src/routes/docs.js';
 import { v1Routes } from '../../src/routes/v1/index.js';
@@ -110,15 +110,7 @@ export async function startApi(backend: Backend): Promise<Api> {
       return { workspaceId: ws.id, key: key.key };
     },
     async index(workspaceId, events) {
-      const parsed = events.map((e) => SourceEvent.parse(e));
-      const { ids } = await stageEvents(runtime.db, { workspaceId, events: parsed });
-      const itemIds: string[] = [];
-      for (const id of ids) {
-        const out = await indexer.indexEvent(id);
-        if (!out.itemId) throw new Error(`event ${id} was not indexed: ${out.status}`);
-        itemIds.push(out.itemId);
-      }
-      return itemIds;
+      return stageAndIndex(runtime.db, indexer, workspaceId, events.map((e) => SourceEvent.parse(e)));
     },
     async post(path, body, tenant, options = {}) {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
