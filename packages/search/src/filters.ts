@@ -39,3 +39,8 @@ export function itemFilterSql(f: ItemFilter, first: number, alias = 'i'): { sql:
   if (f.excludeItemIds?.length) add((p) => `NOT (${alias}.id = ANY(${p}::text[]))`, f.excludeItemIds);
   return { sql: parts.join(' AND '), params };
 }
+
+/** Whether the filter asks more than the workspace: only then must a path read `items` to apply it. */
+export function narrowsItems(f: ItemFilter): boolean {
+  return itemFilterSql(f, 1).params.length > 1;
+}

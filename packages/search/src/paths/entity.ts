@@ -1,5 +1,5 @@
 import type { Queryable } from '@engram/stores';
-import { itemFilterSql, type ItemFilter } from '../filters.js';
+import { itemFilterSql, narrowsItems, type ItemFilter } from '../filters.js';
 import type { StatsCache } from './stats.js';
 import { timed, type PathResult } from './types.js';
 
@@ -34,14 +34,14 @@ export function entityPath(db: Queryable, stats: StatsCache, filter: ItemFilter,
     }
     const denom = [...weight.values()].reduce((a, x) => a + x, 0);
     if (denom === 0) return { scores: new Map() };
-    // Only a filter beyond the workspace needs the items themselves.
     const where = itemFilterSql(filter, 2);
+    const narrowed = narrowsItems(filter);
     const rows = await db.query<{ id: string; entity_id: string; confidence: number }>(
-      where.params.length > 1
+      narrowed
         ? `SELECT m.item_id AS id, m.entity_id, m.confidence FROM entity_mentions m JOIN items i ON i.id = m.item_id
            WHERE m.entity_id = ANY($1::bigint[]) AND ${where.sql}`
         : 'SELECT item_id AS id, entity_id, confidence FROM entity_mentions WHERE entity_id = ANY($1::bigint[])',
-      where.params.length > 1 ? [[...weight.keys()], ...where.params] : [[...weight.keys()]],
+      narrowed ? [[...weight.keys()], ...where.params] : [[...weight.keys()]],
     );
     const raw = new Map<string, number>();
     const matched = new Map<string, number>();

@@ -1,5 +1,5 @@
 import type { Queryable } from '@engram/stores';
-import { itemFilterSql, type ItemFilter } from '../filters.js';
+import { itemFilterSql, narrowsItems, type ItemFilter } from '../filters.js';
 import type { StatsCache } from './stats.js';
 import { timed, type PathResult } from './types.js';
 
@@ -43,8 +43,7 @@ export async function lexicalPath(db: Queryable, stats: StatsCache, filter: Item
     if (present.length === 0) return { scores: new Map() };
     // Postings of the query's terms, every item that holds one: exact BM25F over all of them, then the best kept.
     const where = itemFilterSql(filter, 3);
-    // Only a filter beyond the workspace needs the items themselves.
-    const narrowed = where.params.length > 1;
+    const narrowed = narrowsItems(filter);
     const res = await db.query<PostingRow>(
       narrowed
         ? `SELECT p.item_id AS id, p.dl, p.term AS lexeme, p.positions, p.weights FROM postings p JOIN items i ON i.id = p.item_id
