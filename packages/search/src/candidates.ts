@@ -2,6 +2,7 @@ import type { Queryable } from '@engram/stores';
 import { itemFilterSql, type ItemFilter } from './filters.js';
 import { PATH_NAMES, type PathName } from './fusion.js';
 import type { PathResult } from './paths/types.js';
+import { writesReleaseNote } from './rank/releaseNotes.js';
 import type { Candidate } from './rank/types.js';
 
 export interface ItemRow {
@@ -14,10 +15,11 @@ export interface ItemRow {
   url: string;
   occurred_at: Date | string;
   actor_names: string[];
+  files: string[];
   metadata: Record<string, unknown>;
 }
 
-const ROW_COLUMNS = 'id, type, source, title, snippet, left(content, 4000) AS content, url, occurred_at, actor_names, metadata';
+const ROW_COLUMNS = 'id, type, source, title, snippet, left(content, 4000) AS content, url, occurred_at, actor_names, files, metadata';
 
 export async function loadItems(db: Queryable, workspaceId: string, ids: string[]): Promise<Map<string, ItemRow>> {
   return loadFiltered(db, { workspaceId }, ids);
@@ -94,6 +96,8 @@ export async function poolCandidates(db: Queryable, filter: ItemFilter, results:
   return pooled;
 }
 
+const CHANGE_TYPES = new Set(['pull_request', 'commit']);
+
 /**
  * A fused candidate as the second stage sees it. `row` is the item's full row; without it (a candidate
  * past the depth whose text is read) the candidate carries its paths, signals and date but no text.
@@ -117,6 +121,8 @@ export function toCandidate(p: Pooled, row: ItemRow | undefined, fused: number, 
       recencyDays: Math.max(0, (now.getTime() - Date.parse(occurredAt)) / 86_400_000),
       isBot: row?.actor_names.some((a) => a.endsWith('[bot]')) ? 1 : 0,
       isMergedPr: p.row.type === 'pull_request' && row?.metadata.merged === true ? 1 : 0,
+      // A change (PR or commit) that wrote a release note; a changelog document itself is not one.
+      releaseNote: row && CHANGE_TYPES.has(p.row.type) && writesReleaseNote(row.files) ? 1 : 0,
       titleLength: title.length,
       bodyLength: content.length,
     },

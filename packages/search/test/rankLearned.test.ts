@@ -86,6 +86,14 @@ describe('learned reranker', () => {
     for (let i = 1; i < scores.length; i++) expect(scores[i]!).toBeGreaterThan(scores[i - 1]!);
   });
 
+  it('prefers, between two otherwise identical changes, the one that wrote a release note', async () => {
+    const reranker = createLearnedReranker();
+    const bump = (id: string, releaseNote: number): Candidate =>
+      candidate(id, { title: 'Update dependency meriyah to v4.2.1', signals: { bm25: 6, bm25Title: 4, titleCoverage: 0.5, idfCovered: 0.5, recencyDays: 900, bodyLength: 300, releaseNote } });
+    const [plain, noted] = await reranker.rerank('Update meriyah to fix several bugs', [bump('plain', 0), bump('noted', 1)]);
+    expect(noted!).toBeGreaterThan(plain!);
+  });
+
   it('computes one feature vector per candidate, in the declared feature order', () => {
     const features = computeFeatures('TypeScript: Support import defer', [candidate('a', { title: 'Support `import defer`' }), candidate('b')]);
     expect(features).toHaveLength(2);

@@ -9,7 +9,7 @@
 import { tokenize } from '@engram/text';
 import type { Candidate } from './types.js';
 
-export const FEATURE_VERSION = 'ltr-features-v2';
+export const FEATURE_VERSION = 'ltr-features-v3';
 
 export const FEATURE_NAMES = [
   'pathLexical',
@@ -42,6 +42,7 @@ export const FEATURE_NAMES = [
   'typeOther',
   'isBot',
   'isMergedPr',
+  'releaseNote',
   'logRecencyDays',
   'logDaysBehindNewest',
   'fused',
@@ -155,6 +156,7 @@ export function computeFeatures(query: string, candidates: readonly Candidate[])
       typeOther: ['pull_request', 'commit', 'issue'].includes(c.type) ? 0 : 1,
       isBot: s('isBot') > 0 ? 1 : 0,
       isMergedPr: s('isMergedPr') > 0 ? 1 : 0,
+      releaseNote: s('releaseNote') > 0 ? 1 : 0,
       logRecencyDays: log1p(s('recencyDays')),
       logDaysBehindNewest: log1p((newest - occurred) / DAY_MS),
       fused: c.fused,

@@ -15,7 +15,7 @@ export interface Candidate {
   paths: { lexical: number; vector: number; entity: number; cluster: number; actor: number };
   /**
    * Raw per-candidate signals: bm25, bm25Title, bm25Body, bm25Paths, matchedTerms, titleTerms,
-   * titleCoverage, idfCovered, cosine, entityMatches, recencyDays, isBot, isMergedPr, commitsFolded,
+   * titleCoverage, idfCovered, cosine, entityMatches, recencyDays, isBot, isMergedPr, releaseNote, commitsFolded,
    * titleLength, bodyLength ... (absent = 0).
    */
   signals: Record<string, number>;
