@@ -16,7 +16,7 @@ const ENTRY_DIRECTORY = /^(?:changelog_unreleased|changelogs?|\.changeset|\.chan
 const ENTRY_DOCUMENT = /\.(?:md|markdown|mdx|rst|txt|adoc|ya?ml)$/i;
 
 /** Files in an entry directory that are not entries: its README, the tool's configuration, a template. */
-const NOT_AN_ENTRY = /^(?:readme(?:\.[a-z]+)?|config\.json|template(?:\.[a-z]+)?|\.gitkeep|_?template\.[a-z]+)$/i;
+const NOT_AN_ENTRY = /^(?:readme(?:\.[a-z]+)?|config\.json|_?template(?:\.[a-z]+)?|\.gitkeep)$/i;
 
 export function writesReleaseNote(files: readonly string[]): boolean {
   for (const file of files) {
