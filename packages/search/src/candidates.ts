@@ -26,10 +26,15 @@ export async function loadItems(db: Queryable, workspaceId: string, ids: string[
 }
 
 /** Rows of the given ids that pass the filter. */
-export async function loadFiltered(db: Queryable, filter: ItemFilter, ids: string[]): Promise<Map<string, ItemRow>> {
+export function loadFiltered(db: Queryable, filter: ItemFilter, ids: string[]): Promise<Map<string, ItemRow>> {
+  return selectRows<ItemRow>(db, ROW_COLUMNS, filter, ids);
+}
+
+/** The given columns of the items of `ids` that pass the filter, by id. */
+async function selectRows<Row extends { id: string }>(db: Queryable, columns: string, filter: ItemFilter, ids: string[]): Promise<Map<string, Row>> {
   if (ids.length === 0) return new Map();
   const where = itemFilterSql(filter, 2);
-  const res = await db.query<ItemRow>(`SELECT ${ROW_COLUMNS} FROM items i WHERE i.id = ANY($1::text[]) AND ${where.sql}`, [ids, ...where.params]);
+  const res = await db.query<Row>(`SELECT ${columns} FROM items i WHERE i.id = ANY($1::text[]) AND ${where.sql}`, [ids, ...where.params]);
   return new Map(res.rows.map((r) => [r.id, r]));
 }
 
@@ -46,12 +51,7 @@ export interface Pooled {
   signals: Record<string, number>;
 }
 
-async function loadPoolRows(db: Queryable, filter: ItemFilter, ids: string[]): Promise<Map<string, PoolRow>> {
-  if (ids.length === 0) return new Map();
-  const where = itemFilterSql(filter, 2);
-  const res = await db.query<PoolRow>(`SELECT id, type, occurred_at FROM items i WHERE i.id = ANY($1::text[]) AND ${where.sql}`, [ids, ...where.params]);
-  return new Map(res.rows.map((r) => [r.id, r]));
-}
+const loadPoolRows = (db: Queryable, filter: ItemFilter, ids: string[]): Promise<Map<string, PoolRow>> => selectRows<PoolRow>(db, 'id, type, occurred_at', filter, ids);
 
 /**
  * The union of every path's candidates, with a pull request and its commits collapsed into one result
