@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { tokenize } from '../../packages/text/src/index.js';
 import { ablatePaths } from './ablation.js';
 import { lexicalBaseline } from './baseline.js';
-import { loadDataset, pullRequestsByCommit, splitQueries, type CorpusItem, type Dataset, type Split } from './dataset.js';
+import { loadAuditedLinks, loadDataset, pullRequestsByCommit, splitQueries, type CorpusItem, type Dataset, type Split } from './dataset.js';
 import { scoreFindSimilar } from './findsimilar.js';
 import { judgementOf } from './metrics.js';
 import { scoreRelated } from './related.js';
@@ -125,7 +125,7 @@ if (!args['baseline-only']) {
     report.findSimilar.push({ system: 'engram', scores: await time('findsimilar', () => scoreFindSimilar(dataset.similar, findSimilarByUrl(access, urlOf), { concurrency })) });
     const maxRoots = args['related-roots'] === undefined ? undefined : Number(args['related-roots']);
     const corpusIds = new Set(dataset.corpus.map((item) => item.id));
-    report.related.push({ system: 'engram', scores: await time('related', () => scoreRelated(dataset.links, corpusIds, relatedByUrl(access, urlOf), { concurrency, maxRoots })) });
+    report.related.push({ system: 'engram', scores: await time('related', () => scoreRelated(dataset.links, corpusIds, relatedByUrl(access, urlOf), { concurrency, maxRoots, audited: await loadAuditedLinks() })) });
   } finally {
     await engram?.stop();
   }

@@ -31,6 +31,9 @@ export interface KindScore {
   correct: number;
   precision: number;
   recall: number;
+  /** Predictions that are in `links.json` or among the audited links (`loadAuditedLinks`), and that share of predicted. */
+  auditedCorrect: number;
+  auditedPrecision: number;
 }
 
 export interface RelatedScores {
@@ -46,8 +49,8 @@ function ratio(numerator: number, denominator: number): number {
   return denominator === 0 ? 0 : numerator / denominator;
 }
 
-export async function scoreRelated(links: readonly Link[], corpusIds: ReadonlySet<string>, related: Related, options: { concurrency?: number; maxRoots?: number } = {}): Promise<RelatedScores> {
-  const { concurrency = 4, maxRoots = Number.POSITIVE_INFINITY } = options;
+export async function scoreRelated(links: readonly Link[], corpusIds: ReadonlySet<string>, related: Related, options: { concurrency?: number; maxRoots?: number; audited?: readonly Link[] } = {}): Promise<RelatedScores> {
+  const { concurrency = 4, maxRoots = Number.POSITIVE_INFINITY, audited = [] } = options;
   const truth = links.map((link) => ({ ...link, type: linkKind(link) })).filter((link) => SCORED_KINDS.includes(link.type));
   const retrievable = (id: string): boolean => corpusIds.has(id) || id.startsWith('issue:');
   const reachable = truth.filter((link) => retrievable(link.source) && retrievable(link.target));
@@ -67,11 +70,13 @@ export async function scoreRelated(links: readonly Link[], corpusIds: ReadonlySe
   for (const link of reachable) {
     if (rootSet.has(link.source) || rootSet.has(link.target)) expected.set(edgeKey(link.type, link.source, link.target), link.type);
   }
+  const auditedKeys = new Set(audited.map((link) => edgeKey(linkKind(link), link.source, link.target)));
 
   const score = (kind: string, kinds: readonly string[], approximate: boolean): KindScore => {
     const predictedKeys = [...predicted].filter(([, k]) => kinds.includes(k)).map(([key]) => key);
     const expectedKeys = [...expected].filter(([, k]) => kinds.includes(k)).map(([key]) => key);
     const correct = predictedKeys.filter((key) => expected.has(key)).length;
+    const auditedCorrect = predictedKeys.filter((key) => expected.has(key) || auditedKeys.has(key)).length;
     return {
       kind,
       approximate,
@@ -81,6 +86,8 @@ export async function scoreRelated(links: readonly Link[], corpusIds: ReadonlySe
       correct,
       precision: ratio(correct, predictedKeys.length),
       recall: ratio(correct, expectedKeys.length),
+      auditedCorrect,
+      auditedPrecision: ratio(auditedCorrect, predictedKeys.length),
     };
   };
   return {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lexicalBaseline } from '../../bench/eval/baseline.js';
 import { createBm25Index } from '../../bench/eval/bm25.js';
-import { datasetIdFromUrl, loadDataset, pullRequestsByCommit, splitOf, splitQueries, squashCommitIds, type Dataset } from '../../bench/eval/dataset.js';
+import { datasetIdFromUrl, loadAuditedLinks, loadDataset, pullRequestsByCommit, splitOf, splitQueries, squashCommitIds, type Dataset } from '../../bench/eval/dataset.js';
 import { judgementOf, scoreQuery } from '../../bench/eval/metrics.js';
 import { defaultTokenize } from '../../bench/eval/tokenizer.js';
 import { tokenize } from '../../packages/text/src/index.js';
@@ -46,6 +46,19 @@ describe.skipIf(!existsSync(DATA))('on the shared prettier dataset (skipped: ../
   let dataset: Dataset;
   beforeAll(async () => {
     dataset = await loadDataset(DATA);
+  });
+
+  it('audits only links that are real corpus items, of a scored kind, and that links.json does not already hold', async () => {
+    const audited = await loadAuditedLinks();
+    const ids = new Set(dataset.corpus.map((item) => item.id));
+    const labelled = new Set(dataset.links.map((link) => [link.source, link.target].sort().join('|')));
+    expect(audited.length).toBeGreaterThan(0);
+    for (const link of audited) {
+      expect(ids.has(link.source) && ids.has(link.target), `${link.source} -> ${link.target}`).toBe(true);
+      expect(labelled.has([link.source, link.target].sort().join('|')), `${link.source} -> ${link.target} is labelled already`).toBe(false);
+      expect(link.type).toBe('reverts');
+      expect(link.evidence).toBeTruthy();
+    }
   });
 
   it('splits queries deterministically, about 70% dev and 30% test, with no overlap', () => {

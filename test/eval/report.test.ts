@@ -69,6 +69,23 @@ describe('related scoring', () => {
     // The backport reference stays a reference, and nothing predicted it.
     expect(scores.byKind.find((k) => k.kind === 'references_pr')).toMatchObject({ truth: 1, reachable: 1, predicted: 0, recall: 0 });
   });
+
+  it('reports precision against the labels first and, beside it, with audited links counted as correct', async () => {
+    const audited = [{ type: 'reverts', source: 'commit:c', target: 'commit:b', directed: true, evidence: 'body: Revert <sha of b>' }];
+    const graph: Record<string, RelatedEdge[]> = {
+      'pull_request:1': [{ source: 'pull_request:1', target: 'commit:a', kind: 'commit_pr' }],
+      'commit:a': [
+        { source: 'commit:c', target: 'commit:b', kind: 'reverts' }, // unlabelled but audited
+        { source: 'commit:a', target: 'commit:c', kind: 'reverts' }, // wrong either way
+      ],
+    };
+    const scores = await scoreRelated(links, corpus, async (id) => graph[id] ?? [], { audited });
+    const reverts = scores.byKind.find((k) => k.kind === 'reverts')!;
+    expect(reverts).toMatchObject({ predicted: 2, correct: 0, precision: 0, auditedCorrect: 1, auditedPrecision: 0.5 });
+    // An audited link is never truth to recover: recall stays against links.json alone.
+    expect(reverts.reachable).toBe(0);
+    expect(scores.byKind.find((k) => k.kind === 'commit_pr')).toMatchObject({ precision: 1, auditedPrecision: 1 });
+  });
 });
 
 const run = (name: string, ndcg: number[]): SystemRun => ({
