@@ -1,14 +1,15 @@
 import { applyLexiconChange, getItemState, getSetting, listLexicalSources, lockItem, putSetting, replaceLexicalIndex, type Db, type LexicalFields } from '@engram/stores';
-import { lexemes } from '@engram/text';
+import { lexemes, pathWords } from '@engram/text';
 
 /**
  * The version of what an item's lexical index holds. Bump it whenever the tokenizer (`@engram/text`) or
  * `lexicalFields` changes the terms an item gets: on start-up, `relexIfStale` rebuilds every item's
  * lexical index and the lexicon from the stored items, so queries (tokenized by the new code) meet
  * items tokenized the same way. 2: statement keywords and words inside identifiers kept, versions yield
- * their release lines, one-letter camelCase words split.
+ * their release lines, one-letter camelCase words split. 3: a fixture's tracker-id word (`issue-1234.js`)
+ * no longer indexed as a path word (`pathWords`).
  */
-export const LEXICAL_VERSION = 2;
+export const LEXICAL_VERSION = 3;
 const LEXICAL_VERSION_SETTING = 'lexical_version';
 
 /**
@@ -22,7 +23,7 @@ export function lexicalFields(item: { title: string | null; body: string; files:
   const title = lexemes(item.title ?? '');
   const body = lexemes(item.body).slice(0, MAX_BODY_TOKENS);
   const other: string[] = [];
-  for (const file of item.files) other.push(...lexemes(file));
+  for (const file of item.files) other.push(...lexemes(pathWords(file)));
   for (const label of item.labels) other.push(...lexemes(label));
   return { title: title.join(' '), body: body.join(' '), other: other.join(' '), length: title.length + body.length + other.length };
 }

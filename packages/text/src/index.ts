@@ -1,4 +1,4 @@
-export { tokenize, tokenizeFields, versionTokens } from './tokenize.js';
+export { pathWords, tokenize, tokenizeFields, versionTokens } from './tokenize.js';
 export type { TokenizableFields, FieldTokens } from './tokenize.js';
 export { STOP_WORDS } from './stopWords.js';
 export { stem } from './stem.js';

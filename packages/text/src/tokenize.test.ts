@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { STOP_WORDS, tokenize, tokenizeFields, versionTokens } from './index.js';
+import { pathWords, STOP_WORDS, tokenize, tokenizeFields, versionTokens } from './index.js';
 
 const QUERIES = '/work/shared/data/github-prettier/queries.json';
 
@@ -88,6 +88,18 @@ describe('tokenize', () => {
       paths: ['src', 'languag', 'js', 'languagej', 'print', 'kei', 'js'],
     });
     expect(tokenizeFields({ title: null, body: '', files: [], labels: [] })).toEqual({ title: [], body: [], paths: [] });
+  });
+
+  it("drops a regression fixture's tracker-id word from a path and keeps its number", () => {
+    const paths = (file: string) => tokenizeFields({ title: null, body: '', files: [file], labels: [] }).paths;
+    expect(paths('tests/format/js/comments/issue-1234.js')).toEqual(['test', 'format', 'js', 'comment', '1234', 'js']);
+    expect(paths('tests/gh_77/bug123.ts')).toEqual(['test', '77', '123', 'ts']);
+    // The same words not naming an id stay: a directory of issues, a debug module, a tissue.
+    expect(paths('src/issues/debug-10.js')).toEqual(['src', 'issu', 'debug', '10', 'js']);
+    expect(pathWords('tissue-5.js')).toBe('tissue-5.js');
+    // A query that says "issue" no longer meets a fixture path; "#1234" still does.
+    expect(paths('tests/issue-1234.js')).not.toContain(tokenize('issue')[0]);
+    expect(paths('tests/issue-1234.js')).toContain(tokenize('#1234')[0]);
   });
 });
 

@@ -118,6 +118,19 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
+/**
+ * Regression fixtures are often named after the report they reproduce (`issue-1234.js`, `gh_77/`,
+ * `bug123.ts`). There the word says only "a tracker id follows", not what the change is about, and
+ * matching it made a query that says "issue" or "bug" favour every change that added such a fixture.
+ * The word goes; the number stays, so `#1234` still meets `issue-1234.js`.
+ */
+const TRACKER_ID_WORD = /(?<![\p{L}\p{N}])(?:issues?|bugs?|gh|regression)[-_]?(?=\d)/giu;
+
+/** A changed file's path as the words it contributes to the paths field. */
+export function pathWords(file: string): string {
+  return file.replace(TRACKER_ID_WORD, ' ');
+}
+
 export interface TokenizableFields {
   title: string | null;
   body: string;
@@ -137,6 +150,6 @@ export function tokenizeFields(fields: TokenizableFields): FieldTokens {
   const title = tokenize(fields.title ?? '');
   for (const label of fields.labels) title.push(...tokenize(label));
   const paths: string[] = [];
-  for (const file of fields.files) paths.push(...tokenize(file));
+  for (const file of fields.files) paths.push(...tokenize(pathWords(file)));
   return { title, body: tokenize(fields.body), paths };
 }
