@@ -125,7 +125,8 @@ if (!args['baseline-only']) {
     report.findSimilar.push({ system: 'engram', scores: await time('findsimilar', () => scoreFindSimilar(dataset.similar, findSimilarByUrl(access, urlOf), { concurrency })) });
     const maxRoots = args['related-roots'] === undefined ? undefined : Number(args['related-roots']);
     const corpusIds = new Set(dataset.corpus.map((item) => item.id));
-    report.related.push({ system: 'engram', scores: await time('related', () => scoreRelated(dataset.links, corpusIds, relatedByUrl(access, urlOf), { concurrency, maxRoots, audited: await loadAuditedLinks() })) });
+    const audited = await loadAuditedLinks();
+    report.related.push({ system: 'engram', scores: await time('related', () => scoreRelated(dataset.links, corpusIds, relatedByUrl(access, urlOf), { concurrency, maxRoots, audited })) });
   } finally {
     await engram?.stop();
   }
