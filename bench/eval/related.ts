@@ -25,12 +25,15 @@ export interface KindScore {
   approximate: boolean;
   /** Ground-truth edges of this kind. */
   truth: number;
-  /** Of those, edges whose endpoints are all retrievable (corpus items, or an issue for issue kinds). */
+  /** Of those, edges retrievable (endpoints are corpus items, or an issue for issue kinds) that touch a root asked about. */
   reachable: number;
+  /** Reachable edges the answers hold, and that share of reachable. */
+  found: number;
+  recall: number;
+  /** Edges the answers hold; those links.json holds (anywhere), and that share of predicted. */
   predicted: number;
   correct: number;
   precision: number;
-  recall: number;
   /** Predictions that are in `links.json` or among the audited links (`loadAuditedLinks`), and that share of predicted. */
   auditedCorrect: number;
   auditedPrecision: number;
@@ -70,22 +73,27 @@ export async function scoreRelated(links: readonly Link[], corpusIds: ReadonlySe
   for (const link of reachable) {
     if (rootSet.has(link.source) || rootSet.has(link.target)) expected.set(edgeKey(link.type, link.source, link.target), link.type);
   }
+  // A predicted edge is right when links.json holds it, whether or not it touches a root: at depth 1 the
+  // answer also holds edges between two neighbours.
+  const truthKeys = new Set(reachable.map((link) => edgeKey(link.type, link.source, link.target)));
   const auditedKeys = new Set(audited.map((link) => edgeKey(linkKind(link), link.source, link.target)));
 
   const score = (kind: string, kinds: readonly string[], approximate: boolean): KindScore => {
     const predictedKeys = [...predicted].filter(([, k]) => kinds.includes(k)).map(([key]) => key);
     const expectedKeys = [...expected].filter(([, k]) => kinds.includes(k)).map(([key]) => key);
-    const correct = predictedKeys.filter((key) => expected.has(key)).length;
-    const auditedCorrect = predictedKeys.filter((key) => expected.has(key) || auditedKeys.has(key)).length;
+    const found = expectedKeys.filter((key) => predicted.has(key)).length;
+    const correct = predictedKeys.filter((key) => truthKeys.has(key)).length;
+    const auditedCorrect = predictedKeys.filter((key) => truthKeys.has(key) || auditedKeys.has(key)).length;
     return {
       kind,
       approximate,
       truth: truth.filter((link) => kinds.includes(link.type)).length,
       reachable: expectedKeys.length,
+      found,
+      recall: ratio(found, expectedKeys.length),
       predicted: predictedKeys.length,
       correct,
       precision: ratio(correct, predictedKeys.length),
-      recall: ratio(correct, expectedKeys.length),
       auditedCorrect,
       auditedPrecision: ratio(auditedCorrect, predictedKeys.length),
     };

@@ -109,11 +109,11 @@ function relatedTable(results: EvalReport['related']): string[] {
     `### ${system} (${scores.roots} roots asked, depth 1)`,
     '',
     ...table(
-      ['edge kind', 'truth', 'reachable', 'predicted', 'correct', 'precision', 'recall', 'precision with audited links'],
-      [...scores.byKind, scores.exact].map((k) => [k.approximate ? `${k.kind} (approximate)` : k.kind, String(k.truth), String(k.reachable), String(k.predicted), String(k.correct), f3(k.precision), f3(k.recall), f3(k.auditedPrecision)]),
+      ['edge kind', 'truth', 'reachable', 'found', 'recall', 'predicted', 'correct', 'precision', 'precision with audited links'],
+      [...scores.byKind, scores.exact].map((k) => [k.approximate ? `${k.kind} (approximate)` : k.kind, String(k.truth), String(k.reachable), String(k.found), f3(k.recall), String(k.predicted), String(k.correct), f3(k.precision), f3(k.auditedPrecision)]),
     ),
     '',
-    'Precision with audited links also counts as correct the predictions listed in `bench/eval/audited-links.json`: real links `links.json` leaves out, each with its evidence. Recall is against `links.json` alone.',
+    'Reachable: links.json edges that touch a root asked about; found: those the answers hold. Correct: predicted edges links.json holds, touching a root or not (at depth 1 an answer also holds edges between two neighbours). Precision with audited links also counts as correct the predictions listed in `bench/eval/audited-links.json`: real links `links.json` leaves out, each with its evidence. Recall is against `links.json` alone.',
     '',
   ]);
 }

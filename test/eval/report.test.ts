@@ -70,6 +70,21 @@ describe('related scoring', () => {
     expect(scores.byKind.find((k) => k.kind === 'references_pr')).toMatchObject({ truth: 1, reachable: 1, predicted: 0, recall: 0 });
   });
 
+  it('credits a predicted edge links.json holds even when it joins two neighbours rather than a root', async () => {
+    // One root asked (commit:a, the first by id); its answer also holds a true edge between two other items.
+    const graph: Record<string, RelatedEdge[]> = {
+      'commit:a': [
+        { source: 'commit:a', target: 'pull_request:1', kind: 'commit_pr' },
+        { source: 'commit:b', target: 'pull_request:2', kind: 'commit_pr' },
+        { source: 'commit:c', target: 'pull_request:2', kind: 'commit_pr' }, // wrong
+      ],
+    };
+    const scores = await scoreRelated(links, corpus, async (id) => graph[id] ?? [], { maxRoots: 1 });
+    expect(scores.roots).toBe(1);
+    // Recall is over the one edge touching the root; precision over all three predictions.
+    expect(scores.byKind.find((k) => k.kind === 'commit_pr')).toMatchObject({ reachable: 1, found: 1, recall: 1, predicted: 3, correct: 2 });
+  });
+
   it('reports precision against the labels first and, beside it, with audited links counted as correct', async () => {
     const audited = [{ type: 'reverts', source: 'commit:c', target: 'commit:b', directed: true, evidence: 'body: Revert <sha of b>' }];
     const graph: Record<string, RelatedEdge[]> = {
