@@ -90,7 +90,8 @@ export function clusterLabels(clusters: ReadonlyMap<string, readonly LabelMember
     const named = shared.find((term) => !term.includes('/'));
     const said = named !== undefined && plain(centralTitle).includes(plain(named));
     const topic = members.length >= KEYWORD_TOPIC_MIN_MEMBERS && said ? shared.join(', ') : shorten(centralTitle) || keywords.slice(0, TOPIC_TERMS).join(', ');
-    const summary = central.slice(0, 2).map((m) => shorten(m.title, 120)).join('; ');
+    // Distinct titles: a pull request and its squash commit ("Title (#n)") read the same once shortened.
+    const summary = [...new Set(central.map((m) => shorten(m.title, 120)))].slice(0, 2).join('; ');
     out.set(id, { topic, summary, keywords });
   }
   return out;
