@@ -2,6 +2,7 @@ import type { Queryable } from '@engram/stores';
 import { itemFilterSql, type ItemFilter } from './filters.js';
 import { PATH_NAMES, type PathName } from './fusion.js';
 import type { PathResult } from './paths/types.js';
+import { previewOf } from './preview.js';
 import { writesReleaseNote } from './rank/releaseNotes.js';
 import type { Candidate } from './rank/types.js';
 
@@ -109,7 +110,7 @@ export function toCandidate(p: Pooled, row: ItemRow | undefined, fused: number, 
   return {
     id: p.row.id,
     title,
-    snippet: row?.snippet ?? '',
+    snippet: row ? previewOf(row.snippet, row.files) : '',
     content,
     type: p.row.type,
     source: row?.source ?? '',

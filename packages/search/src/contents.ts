@@ -1,6 +1,7 @@
 /** Batch fetch of content items by id: partial success, never leaking another workspace's items. */
 import type { ContentItem } from '@engram/contracts';
 import type { Queryable } from '@engram/stores';
+import { previewOf } from './preview.js';
 
 export interface ContentsResult {
   /** Found items, in the order their ids were first requested. */
@@ -44,7 +45,7 @@ export function toContentItem(row: Row): ContentItem {
     id: row.id,
     title: row.title,
     url: row.url,
-    snippet: row.snippet,
+    snippet: previewOf(row.snippet, row.files),
     // `content` only on observations: documents are read through their snippet and URL.
     ...(row.id.startsWith('obs_') ? { content: row.content } : {}),
     source: row.source,

@@ -4,6 +4,7 @@ import { loadFiltered, loadItems } from './candidates.js';
 import { toItemFilter } from './filters.js';
 import { lexicalPath, DEFAULT_LEXICAL } from './paths/lexical.js';
 import type { StatsCache } from './paths/stats.js';
+import { previewOf } from './preview.js';
 import type { QueryEmbedder } from './service.js';
 import { lexemes } from '@engram/text';
 
@@ -160,7 +161,7 @@ export async function findSimilar(deps: FindSimilarDeps, workspaceId: string, re
         id,
         title: row.title ?? '',
         url: row.url,
-        snippet: row.snippet,
+        snippet: previewOf(row.snippet, row.files),
         score: Math.round(Math.min(1, score) * 10_000) / 10_000,
         vectorSimilarity: Math.round(cos * 10_000) / 10_000,
         entityOverlap: Math.round(entityOverlap * 10_000) / 10_000,

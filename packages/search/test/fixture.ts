@@ -14,6 +14,8 @@ interface CorpusObject {
   number?: number;
   sha?: string;
   title?: string;
+  body?: string | null;
+  files?: { filename: string }[];
   commit_shas?: string[];
   merge_commit_sha?: string;
 }

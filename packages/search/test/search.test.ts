@@ -47,6 +47,19 @@ describe.skipIf(!hasData)('search over a real index (needs ../shared/data/github
     expect(out.results.some((r) => r.type === 'commit' && r.url.endsWith(pr.merge_commit_sha!))).toBe(false);
   });
 
+  it('previews a pull request with no description by the files it changed, code first', async () => {
+    const pr = subset.find((o) => o.type === 'pull_request' && !(o.body ?? '').trim() && (o.files ?? []).some((f) => f.filename.startsWith('src/')) && (o.title ?? '').length > 25)!;
+    const out = await service.search(index.workspaceId, req(pr.title!, { limit: 5 }));
+    const hit = out.results.find((r) => r.url === `https://github.com/prettier/prettier/pull/${pr.number}`)!;
+    expect(hit.snippet).toMatch(/^Changed /);
+    expect(hit.snippet.length).toBeLessThanOrEqual(300);
+    const shown = pr.files!.map((f) => f.filename).filter((f) => hit.snippet.includes(f));
+    expect(shown.some((f) => f.startsWith('src/'))).toBe(true);
+    // Code before tests: no test file is listed ahead of a source file.
+    const at = (f: string) => hit.snippet.indexOf(f);
+    for (const t of shown.filter((f) => f.startsWith('tests/'))) for (const c of shown.filter((f) => f.startsWith('src/'))) expect(at(c)).toBeLessThan(at(t));
+  });
+
   it('keeps scores in [0, 1], descending with rank', async () => {
     const out = await service.search(index.workspaceId, req('fix formatting of comments in typescript', { limit: 50 }));
     expect(out.results.length).toBeGreaterThan(5);
