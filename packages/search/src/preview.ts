@@ -2,15 +2,18 @@
  * What a result shows under its title. The item's stored snippet is a preview of its body; a change with
  * no description (a squash-merged pull request with an empty body, a one-line commit) has none, and
  * there the files it changed say most about it: code first, then tests, then docs and changelog
- * entries, cut to the snippet's length.
+ * entries, then test snapshots, cut to the snippet's length.
  */
 import { writesReleaseNote } from './rank/releaseNotes.js';
 
 const PREVIEW_LENGTH = 300;
-const TEST_FILE = /(?:^|\/)(?:tests?|__tests__|__snapshots__|specs?|fixtures?|e2e)\/|\.(?:test|spec)\.[a-z0-9]+$|\.snap$/i;
+const TEST_FILE = /(?:^|\/)(?:tests?|__tests__|specs?|fixtures?|e2e)\/|\.(?:test|spec)\.[a-z0-9]+$/i;
+/** Generated test output says nothing a reader needs: last. */
+const SNAPSHOT_FILE = /(?:^|\/)__snapshots__\/|\.snap$/i;
 const DOC_FILE = /\.(?:md|markdown|mdx|rst|txt|adoc)$/i;
 
 function order(file: string): number {
+  if (SNAPSHOT_FILE.test(file)) return 3;
   if (writesReleaseNote([file]) || DOC_FILE.test(file)) return 2;
   return TEST_FILE.test(file) ? 1 : 0;
 }

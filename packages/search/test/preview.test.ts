@@ -6,7 +6,7 @@ describe('result preview', () => {
     expect(previewOf('Support decorators on class fields.', ['src/a.js'])).toBe('Support decorators on class fields.');
   });
 
-  it('shows the changed files of a change with no description, code before tests and notes', () => {
+  it('shows the changed files of a change with no description: code, tests, notes, then snapshots', () => {
     const files = [
       'changelog_unreleased/typescript/19621.md',
       'src/language-js/print/key.js',
@@ -14,7 +14,7 @@ describe('result preview', () => {
       'tests/format/typescript/quote-props/issue-19618.ts',
     ];
     expect(previewOf('', files)).toBe(
-      'Changed src/language-js/print/key.js, tests/format/typescript/quote-props/__snapshots__/format.test.js.snap, tests/format/typescript/quote-props/issue-19618.ts, changelog_unreleased/typescript/19621.md',
+      'Changed src/language-js/print/key.js, tests/format/typescript/quote-props/issue-19618.ts, changelog_unreleased/typescript/19621.md, tests/format/typescript/quote-props/__snapshots__/format.test.js.snap',
     );
   });
 
