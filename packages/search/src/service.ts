@@ -17,6 +17,7 @@ import type { Candidate, Reranker } from './rank/types.js';
 import { lexemes } from '@engram/text';
 import { findSimilar, type FindSimilarOutcome } from './findSimilar.js';
 import type { FindSimilarRequest, SourceEvent } from '@engram/contracts';
+import { topicOf } from './queryText.js';
 
 export interface QueryEmbedder {
   readonly model: string;
@@ -78,14 +79,16 @@ export function createSearchService(deps: SearchDeps) {
     const off = new Set(options.disablePaths ?? []);
     const runs = (p: PathName) => !off.has(p);
     const filter = toItemFilter(workspaceId, request.filters);
-    const terms = lexemes(request.query);
-    const words = [...new Set(request.query.toLowerCase().split(/[^\p{L}\p{N}_.[\]-]+/u).map((w) => w.replace(/^@/, '').replace(/'s$/, '')).filter(Boolean))];
+    // Retrieval looks for the question's topic; the second stage reads the question as asked.
+    const topic = topicOf(request.query);
+    const terms = lexemes(topic);
+    const words = [...new Set(topic.toLowerCase().split(/[^\p{L}\p{N}_.[\]-]+/u).map((w) => w.replace(/^@/, '').replace(/'s$/, '')).filter(Boolean))];
 
     const embedStart = performance.now();
-    const embedding = runs('vector') || runs('cluster') ? deps.embedder.embed([request.query]).then((v) => ({ vector: v[0]!, ms: performance.now() - embedStart })) : null;
+    const embedding = runs('vector') || runs('cluster') ? deps.embedder.embed([topic]).then((v) => ({ vector: v[0]!, ms: performance.now() - embedStart })) : null;
     const [lex, ent, act, vec, clu] = await Promise.all([
       runs('lexical') ? lexicalPath(deps.db, stats, filter, terms, lexical) : emptyPath(),
-      runs('entity') ? entityPath(deps.db, stats, filter, queryEntities(request.query), PATH_K) : emptyPath(),
+      runs('entity') ? entityPath(deps.db, stats, filter, queryEntities(topic), PATH_K) : emptyPath(),
       runs('actor') ? actorPath(deps.db, filter, { terms, words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
       runs('vector') && embedding ? embedding.then((e) => vectorPath(deps.vectors, filter, e.vector, PATH_K)) : emptyPath(),
       runs('cluster') && embedding

@@ -60,6 +60,15 @@ describe.skipIf(!hasData)('search over a real index (needs ../shared/data/github
     for (const t of shown.filter((f) => f.startsWith('tests/'))) for (const c of shown.filter((f) => f.startsWith('src/'))) expect(at(c)).toBeLessThan(at(t));
   });
 
+  it('answers a question by its topic: "what do we know about X" ranks as "X" does', async () => {
+    const pr = subset.find((o) => o.type === 'pull_request' && (o.title ?? '').length > 25 && !/^(Update|Bump|chore)/i.test(o.title ?? ''))!;
+    const plain = await service.search(index.workspaceId, req(pr.title!, { limit: 5 }));
+    const asked = await service.search(index.workspaceId, req(`What do we know about ${pr.title!}?`, { limit: 5 }));
+    expect(asked.results.map((r) => r.id)).toEqual(plain.results.map((r) => r.id));
+    // Same scores: the frame words neither match items nor count as query terms an item lacks.
+    expect(asked.results.map((r) => r.score)).toEqual(plain.results.map((r) => r.score));
+  });
+
   it('keeps scores in [0, 1], descending with rank', async () => {
     const out = await service.search(index.workspaceId, req('fix formatting of comments in typescript', { limit: 50 }));
     expect(out.results.length).toBeGreaterThan(5);

@@ -7,9 +7,10 @@
  * model records the version it was trained on and refuses features of another version.
  */
 import { tokenize } from '@engram/text';
+import { topicOf } from '../queryText.js';
 import type { Candidate } from './types.js';
 
-export const FEATURE_VERSION = 'ltr-features-v3';
+export const FEATURE_VERSION = 'ltr-features-v4';
 
 export const FEATURE_NAMES = [
   'pathLexical',
@@ -109,7 +110,7 @@ function titleMatch(q: QueryView, title: string) {
 
 /** Feature vectors (in FEATURE_NAMES order) of every candidate of one query's list. */
 export function computeFeatures(query: string, candidates: readonly Candidate[]): number[][] {
-  const q = viewQuery(query);
+  const q = viewQuery(topicOf(query));
   const best = candidates.reduce((m, c) => Math.max(m, c.fused), 0);
   const newest = candidates.reduce((m, c) => Math.max(m, Date.parse(c.occurredAt) || 0), 0);
   // Rank by fused score (ties by list position), 1-based.
