@@ -15,7 +15,7 @@ import {
   type OfflineEmbedderOptions,
 } from '../packages/indexer/src/embeddings/index.js';
 
-const CORPUS = '/work/shared/data/github-prettier/corpus.json';
+const CORPUS = new URL('../../shared/data/github-prettier/corpus.json', import.meta.url).pathname;
 const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, naive: { type: 'string', default: '300' } } });
 const n = Number(values.n);
 const naiveN = Math.min(n, Number(values.naive));

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { pathWords, STOP_WORDS, tokenize, tokenizeFields, versionTokens } from './index.js';
 
-const QUERIES = '/work/shared/data/github-prettier/queries.json';
+const QUERIES = new URL('../../../../shared/data/github-prettier/queries.json', import.meta.url).pathname;
 
 const shared = (a: string, b: string): string[] => {
   const right = new Set(tokenize(b));
@@ -109,7 +109,7 @@ interface Query {
   target_titles: string[];
 }
 
-describe.skipIf(!existsSync(QUERIES))('tokenize on prettier changelog queries (needs /work/shared/data/github-prettier)', () => {
+describe.skipIf(!existsSync(QUERIES))('tokenize on prettier changelog queries (needs ../shared/data/github-prettier)', () => {
   const queries = JSON.parse(readFileSync(QUERIES, 'utf8')) as Query[];
   const naive = (s: string): string[] => s.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
   const share = (tokens: (s: string) => string[], q: Query): number => {

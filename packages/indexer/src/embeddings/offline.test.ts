@@ -8,7 +8,7 @@ import { createOfflineEmbedder } from './offline.js';
 import type { EmbeddingProvider } from './types.js';
 import { cosineSimilarity } from './vectors.js';
 
-const DATA = '/work/shared/data/github-prettier';
+const DATA = new URL('../../../../../shared/data/github-prettier', import.meta.url).pathname;
 
 describe('offline embedder (USE lite on worker threads)', () => {
   let embedder: EmbeddingProvider;

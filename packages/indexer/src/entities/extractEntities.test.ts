@@ -94,7 +94,7 @@ describe('extractEntities from text patterns', () => {
   });
 });
 
-describe.skipIf(!hasPrettierData())('extractEntities on real prettier items (needs /work/shared/data/github-prettier)', () => {
+describe.skipIf(!hasPrettierData())('extractEntities on real prettier items (needs ../shared/data/github-prettier)', () => {
   const corpus = readJson<RestItem[]>('corpus.json');
   const item = (id: string): RestItem => {
     const found = corpus.find((x) => x.id === id);

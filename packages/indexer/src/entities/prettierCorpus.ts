@@ -2,11 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { EntityInput } from './types.js';
 
 /**
- * Test-only reader for the real GitHub export in /work/shared/data/github-prettier (REST-shaped
+ * Test-only reader for the real GitHub export in ../shared/data/github-prettier (REST-shaped
  * pull requests and commits). Not part of the package barrel; tests skip when the data is absent.
  */
 
-export const PRETTIER_DATA = '/work/shared/data/github-prettier';
+export const PRETTIER_DATA = new URL('../../../../../shared/data/github-prettier', import.meta.url).pathname;
 export const hasPrettierData = (): boolean => existsSync(`${PRETTIER_DATA}/corpus.json`);
 
 interface RestFile { filename: string }

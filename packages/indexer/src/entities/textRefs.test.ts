@@ -85,7 +85,7 @@ describe('extractTextRefs on real prettier text', () => {
 
 type Corpus = RestItem[];
 
-describe.skipIf(!hasPrettierData())('extractTextRefs against links.json (needs /work/shared/data/github-prettier)', () => {
+describe.skipIf(!hasPrettierData())('extractTextRefs against links.json (needs ../shared/data/github-prettier)', () => {
   const corpus = readJson<Corpus>('corpus.json');
   const links = readJson<Link[]>('links.json');
   const byId = new Map(corpus.map((item) => [item.id, item]));
