@@ -110,7 +110,8 @@ interface Query {
 }
 
 describe.skipIf(!existsSync(QUERIES))('tokenize on prettier changelog queries (needs ../shared/data/github-prettier)', () => {
-  const queries = JSON.parse(readFileSync(QUERIES, 'utf8')) as Query[];
+  // Read only when present: a skipped suite's body still runs while tests are collected.
+  const queries = existsSync(QUERIES) ? (JSON.parse(readFileSync(QUERIES, 'utf8')) as Query[]) : [];
   const naive = (s: string): string[] => s.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
   const share = (tokens: (s: string) => string[], q: Query): number => {
     const query = new Set(tokens(q.query));
