@@ -79,7 +79,8 @@ export function createSearchService(deps: SearchDeps) {
     const off = new Set(options.disablePaths ?? []);
     const runs = (p: PathName) => !off.has(p);
     const filter = toItemFilter(workspaceId, request.filters);
-    // Retrieval looks for the question's topic; the second stage reads the question as asked.
+    // Retrieval looks for the question's topic. The second stage gets the question as asked: a hosted
+    // cross-encoder and the LLM read it whole, the learned reranker takes its topic in `computeFeatures`.
     const topic = topicOf(request.query);
     const terms = lexemes(topic);
     const words = [...new Set(topic.toLowerCase().split(/[^\p{L}\p{N}_.[\]-]+/u).map((w) => w.replace(/^@/, '').replace(/'s$/, '')).filter(Boolean))];
