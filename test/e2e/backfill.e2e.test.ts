@@ -113,6 +113,11 @@ describe.skipIf(!hasPrettierCorpus())(`backfill end to end, killed and restarted
     expect(imported.json).toMatchObject({ imported: 40, indexed: 40, failed: 0, invalid: 0 });
     const again = await cli(['import', 'github', '--workspace', other, '--repo', REPO, '--file', file, '--wait']);
     expect(again.json).toMatchObject({ importId: imported.json.importId, imported: 40, indexed: 40 });
+    // The end of the import re-clusters the workspace and rebuilds its area model, once indexing is quiet.
+    await waitFor('re-cluster after the import', async () => {
+      const s = await adminGet<Status>(server!, token, '/admin/status');
+      return Object.values(s.queues).every((q) => q.waiting + q.active + q.delayed === 0);
+    }, 60_000);
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
@@ -129,6 +134,14 @@ describe.skipIf(!hasPrettierCorpus())(`backfill end to end, killed and restarted
       expect(pending.rows).toEqual([]);
       const imports = await db.query<{ n: string }>('SELECT count(*) AS n FROM items WHERE workspace_id = $1', [other]);
       expect(Number(imports.rows[0]?.n)).toBe(40);
+      // Every imported change is in the area model (a commit folded into its pull request counts with it).
+      const changes = await db.query<{ n: string }>(
+        "SELECT count(*) AS n FROM items i WHERE i.workspace_id = $1 AND NOT (i.type = 'commit' AND EXISTS (SELECT 1 FROM edges e WHERE e.type = 'commit_pr' AND e.target_id = i.id))",
+        [other],
+      );
+      const root = await db.query<{ changes: number }>("SELECT changes FROM areas WHERE workspace_id = $1 AND area = ''", [other]);
+      expect(root.rows).toEqual([{ changes: Number(changes.rows[0]?.n) }]);
+      expect(Number(changes.rows[0]?.n)).toBeGreaterThan(10);
     } finally {
       await db.close();
     }

@@ -18,7 +18,11 @@ export const IndexItemPayload = z.object({
 });
 export type IndexItemPayload = z.infer<typeof IndexItemPayload>;
 
-export const ReclusterPayload = z.object({ workspaceId: z.string() });
+export const ReclusterPayload = z.object({
+  workspaceId: z.string(),
+  /** Run only once no indexing is waiting or running; until then the job puts itself back, a few seconds later. */
+  whenQuiet: z.boolean().optional(),
+});
 export type ReclusterPayload = z.infer<typeof ReclusterPayload>;
 
 export const ExpertisePayload = z.object({ workspaceId: z.string(), actorIds: z.array(z.string()).optional() });

@@ -11,3 +11,4 @@ export * from './embeddings/index.js';
 export * from './entities/index.js';
 export * from './clusters/index.js';
 export { refreshExpertise, EXPERTISE_DOMAINS, type ExpertiseEntry } from './actors/expertise.js';
+export { rebuildAreaModel, type AreaModelSummary } from './areas/index.js';

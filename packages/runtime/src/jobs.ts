@@ -1,7 +1,10 @@
-import { createIndexer, LEXICAL_VERSION, recluster, refreshExpertise, relexIfStale } from '@engram/indexer';
+import { createIndexer, LEXICAL_VERSION, rebuildAreaModel, recluster, refreshExpertise, relexIfStale } from '@engram/indexer';
 import { listPendingEventIds, listWorkspaces, refreshPlannerStats } from '@engram/stores';
 import type { Runtime } from './runtime.js';
 import { recoverSyncs, scheduleIncrementalSyncs, syncHandlers } from './sync.js';
+
+/** How long a re-cluster waiting for indexing to go quiet sleeps between looks. */
+const QUIET_POLL_MS = 5_000;
 
 export interface Jobs {
   stop(): Promise<void>;
@@ -20,16 +23,32 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
       const outcome = await indexer.indexEvent(eventId);
       // New items re-cluster the workspace soon after a burst (at most one re-cluster per workspace per
       // ten minutes), besides the periodic schedule: merges reunite what concurrent assignment split.
+      // And once more when the backlog drains (an import or a sync page is done), once no indexing is
+      // left running, so the clusters and the area model hold what the burst's later events brought.
       if (outcome.status === 'indexed') {
-        await queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${Math.floor(Date.now() / 600_000)}`, delayMs: 5_000 });
+        const now = Date.now();
+        await queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${Math.floor(now / 600_000)}`, delayMs: 5_000 });
+        if ((await queue.depths())['index.event'].waiting === 0) {
+          await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet: true }, { jobId: `recluster:${workspaceId}:drained:${Math.floor(now / 60_000)}`, delayMs: QUIET_POLL_MS });
+        }
       }
       if (outcome.actorIds.length > 0) {
         await queue.enqueue('actors.expertise', { workspaceId, actorIds: outcome.actorIds }, { jobId: `expertise:${workspaceId}:${outcome.actorIds.slice().sort().join(',')}`, delayMs: 2_000 });
       }
     },
-    'cluster.recluster': async ({ workspaceId }) => {
+    'cluster.recluster': async ({ workspaceId, whenQuiet }) => {
+      if (whenQuiet) {
+        const indexing = (await queue.depths())['index.event'];
+        if (indexing.waiting + indexing.active > 0) {
+          await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet }, { jobId: `recluster:${workspaceId}:quiet:${Date.now()}`, delayMs: QUIET_POLL_MS });
+          return;
+        }
+      }
       const res = await recluster(db, vectors, workspaceId);
       logger.info({ workspaceId, ...res }, 'recluster done');
+      // The area model follows the same bursts: new changes bring new files and titles.
+      const areas = await rebuildAreaModel(db, workspaceId);
+      logger.info({ workspaceId, ...areas }, 'area model rebuilt');
       // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow.
       await refreshPlannerStats(db);
     },

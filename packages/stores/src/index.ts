@@ -14,3 +14,4 @@ export * from './repositories/entities.js';
 export * from './repositories/actors.js';
 export * from './repositories/edges.js';
 export * from './repositories/lexicon.js';
+export * from './repositories/areas.js';

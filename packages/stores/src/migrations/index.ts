@@ -2,6 +2,7 @@ import type { Db } from '../db.js';
 import { m001Core } from './m001_core.js';
 import { m002ActorBots } from './m002_actor_bots.js';
 import { m003Postings } from './m003_postings.js';
+import { m004Areas } from './m004_areas.js';
 
 export interface Migration {
   id: string;
@@ -13,6 +14,7 @@ export const migrations: Migration[] = [
   { id: '001_core', sql: m001Core },
   { id: '002_actor_bots', sql: m002ActorBots },
   { id: '003_postings', sql: m003Postings },
+  { id: '004_areas', sql: m004Areas },
 ];
 
 const LOCK_KEY = 724_001;
