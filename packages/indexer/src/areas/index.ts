@@ -21,7 +21,8 @@ export interface AreaModelSummary {
 }
 
 export async function rebuildAreaModel(db: Db, workspaceId: string): Promise<AreaModelSummary> {
-  const changesIn = new Map<string, number>();
+  // The root is written even for an empty workspace: its row says the model was built.
+  const changesIn = new Map<string, number>([[ROOT_AREA, 0]]);
   const termsIn = new Map<string, Map<string, number>>();
   let changes = 0;
   let after = '';
@@ -50,8 +51,11 @@ export async function rebuildAreaModel(db: Db, workspaceId: string): Promise<Are
   for (const [area, n] of changesIn) {
     if (n < 2 && area !== ROOT_AREA) continue;
     areas.push([area, n]);
-    for (const [t, c] of termsIn.get(area)!) terms.push([t, area, c]);
+    for (const [t, c] of termsIn.get(area) ?? []) terms.push([t, area, c]);
   }
+  // Stored in key order, so a term's rows sit together on disk and a query reads few pages.
+  areas.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  terms.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
   await replaceAreaModel(db, workspaceId, { areas, terms });
   return { changes, areas: areas.length, terms: terms.length };
 }

@@ -66,8 +66,10 @@ export async function getAreaCounts(db: Queryable, workspaceId: string, areas: r
   const a = await db.query<{ area: string; changes: number }>('SELECT area, changes FROM areas WHERE workspace_id = $1 AND area = ANY($2::text[])', [workspaceId, wanted]);
   for (const r of a.rows) out.areas.set(r.area, Number(r.changes));
   if (terms.length === 0 || out.areas.size === 0) return out;
+  // A hash join against the areas: `area = ANY(array)` compares each row with every element (measured
+  // 18.5 -> 12.9 ms on PGlite for five terms and ~450 areas of the full prettier index).
   const t = await db.query<{ term: string; area: string; changes: number }>(
-    'SELECT term, area, changes FROM area_terms WHERE workspace_id = $1 AND term = ANY($2::text[]) AND area = ANY($3::text[])',
+    'SELECT t.term, t.area, t.changes FROM unnest($3::text[]) AS a(area) JOIN area_terms t ON t.workspace_id = $1 AND t.area = a.area AND t.term = ANY($2::text[])',
     [workspaceId, [...new Set(terms)], [...out.areas.keys()]],
   );
   for (const r of t.rows) {
