@@ -17,7 +17,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { importGitHubExport } from '../packages/connectors/src/index.js';
-import { recluster } from '../packages/indexer/src/index.js';
+import { rebuildAreaModel, recluster } from '../packages/indexer/src/index.js';
 import { startJobs, type Runtime } from '../packages/runtime/src/index.js';
 import { openFirstStageRuntime } from './runtime.js';
 import { crossValidate, trainReranker, type TrainingQuery, type TrainOptions } from '../packages/search/src/rank/train.js';
@@ -75,6 +75,7 @@ async function openIndex(): Promise<{ runtime: Runtime; workspaceId: string }> {
   await runtime.queue.idle();
   clearInterval(progress);
   log(`recluster: ${JSON.stringify(await recluster(runtime.db, runtime.vectors, workspace.id))}`);
+  log(`area model: ${JSON.stringify(await rebuildAreaModel(runtime.db, workspace.id))}`);
   await runtime.queue.idle();
   await jobs.stop();
   await writeFile(stateFile, JSON.stringify({ workspaceId: workspace.id, builtAt: new Date().toISOString(), seconds: Math.round((performance.now() - started) / 1000) }));
@@ -122,7 +123,7 @@ const GRID: Partial<TrainOptions>[] = [
 ];
 
 /** Candidate signals whose worth the report measures by removing them. */
-const SIGNAL_ABLATIONS = ['releaseNote', 'isBot', 'isMergedPr'];
+const SIGNAL_ABLATIONS = ['releaseNote', 'areaTitleLift', 'isBot', 'isMergedPr'];
 
 function withoutSignal(training: readonly TrainingQuery[], signal: string): TrainingQuery[] {
   return training.map((q) => ({ ...q, candidates: q.candidates.map((c) => ({ ...c, signals: { ...c.signals, [signal]: 0 } })) }));

@@ -64,7 +64,23 @@ export async function importDataset(engram: EmbeddedEngram, repoRoot: string, co
   const workspaceId = String(workspace.id);
   const key = String((await engramCli(engram, repoRoot, ['key', 'create', '--workspace', workspaceId])).key);
   const imported = await engramCli(engram, repoRoot, ['import', 'github', '--workspace', workspaceId, '--repo', repo, '--file', corpusFile, '--wait']);
+  await reclustered(engram, repoRoot);
   return { url: engram.url, workspaceId, key, imported };
+}
+
+/**
+ * Waits for the re-cluster the end of an import enqueues (it also rebuilds the area model `balanced`
+ * reads), as a user who imports and then searches a few seconds later would have it.
+ */
+async function reclustered(engram: EmbeddedEngram, repoRoot: string, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const status = (await engramCli(engram, repoRoot, ['status'])) as { queues?: Record<string, { waiting: number; active: number; delayed: number }> };
+    const q = status.queues?.['cluster.recluster'];
+    if (q && q.waiting + q.active + q.delayed === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+  throw new Error(`the re-cluster after the import did not finish within ${timeoutMs} ms`);
 }
 
 async function post<T>(access: WorkspaceAccess, path: string, body: unknown): Promise<T> {

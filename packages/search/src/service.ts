@@ -1,5 +1,6 @@
 import type { SearchMode, SearchRequest, SearchResult } from '@engram/contracts';
 import type { Db, VectorStore } from '@engram/stores';
+import { areaTitleLift } from './areaLift.js';
 import { loadItems, poolCandidates, toCandidate } from './candidates.js';
 import { actorsOf, clustersOf, itemEntities, type ActorContext, type ClusterContext } from './enrich.js';
 import { toItemFilter } from './filters.js';
@@ -112,6 +113,15 @@ export function createSearchService(deps: SearchDeps) {
     const textDepth = requestedMode === 'fast' && !options.debugCandidates ? pageEnd : Math.max(pageEnd, rerankDepth);
     const rows = await loadItems(deps.db, workspaceId, fusedPool.slice(0, textDepth).map((c) => c.id));
     const fusedList = fusedPool.map((c) => toCandidate(c.p, rows.get(c.id), c.fused, at));
+    if ((requestedMode !== 'fast' && deps.reranker) || options.debugCandidates) {
+      // The learned reranker's one signal that reads beyond the candidate: its area's titles.
+      const subjects = fusedList.slice(0, rerankDepth).flatMap((c) => {
+        const row = rows.get(c.id);
+        return row ? [{ id: c.id, title: row.title ?? '', files: row.files }] : [];
+      });
+      const lift = await areaTitleLift(deps.db, workspaceId, topic, subjects);
+      for (const c of fusedList) c.signals.areaTitleLift = lift.get(c.id) ?? 0;
+    }
     const retrievalMs = performance.now() - started;
 
     // Second stage.

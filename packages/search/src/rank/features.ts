@@ -10,7 +10,7 @@ import { tokenize } from '@engram/text';
 import { topicOf } from '../queryText.js';
 import type { Candidate } from './types.js';
 
-export const FEATURE_VERSION = 'ltr-features-v4';
+export const FEATURE_VERSION = 'ltr-features-v5';
 
 export const FEATURE_NAMES = [
   'pathLexical',
@@ -52,6 +52,7 @@ export const FEATURE_NAMES = [
   'logFusedRank',
   'coverageTimesPr',
   'fusedTimesCoverage',
+  'areaTitleLift',
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -166,6 +167,7 @@ export function computeFeatures(query: string, candidates: readonly Candidate[])
       logFusedRank: Math.log(rank[i] ?? candidates.length),
       coverageTimesPr: t.coverage * isPr,
       fusedTimesCoverage: c.fused * t.coverage,
+      areaTitleLift: s('areaTitleLift'),
     };
     return FEATURE_NAMES.map((name) => features[name]);
   });
