@@ -1,6 +1,6 @@
 import type { SearchMode, SearchRequest, SearchResult } from '@engram/contracts';
 import type { Db, VectorStore } from '@engram/stores';
-import { areaTitleLift } from './areaLift.js';
+import { areaTitleLift, createAreaModelCache } from './areaLift.js';
 import { loadItems, poolCandidates, toCandidate } from './candidates.js';
 import { actorsOf, clustersOf, itemEntities, type ActorContext, type ClusterContext } from './enrich.js';
 import { toItemFilter } from './filters.js';
@@ -70,6 +70,7 @@ const PATH_K = 200;
 export function createSearchService(deps: SearchDeps) {
   const stats = createStatsCache(deps.db);
   const centroids = createCentroidCache(deps.db);
+  const areaModel = createAreaModelCache(deps.db);
   const fusion = deps.fusion ?? DEFAULT_FUSION;
   const lexical = deps.lexical ?? DEFAULT_LEXICAL;
   const now = deps.now ?? (() => new Date());
@@ -113,14 +114,17 @@ export function createSearchService(deps: SearchDeps) {
     const textDepth = requestedMode === 'fast' && !options.debugCandidates ? pageEnd : Math.max(pageEnd, rerankDepth);
     const rows = await loadItems(deps.db, workspaceId, fusedPool.slice(0, textDepth).map((c) => c.id));
     const fusedList = fusedPool.map((c) => toCandidate(c.p, rows.get(c.id), c.fused, at));
+    let areasMs: number | undefined;
     if ((requestedMode !== 'fast' && deps.reranker) || options.debugCandidates) {
       // The learned reranker's one signal that reads beyond the candidate: its area's titles.
+      const areasStart = performance.now();
       const subjects = fusedList.slice(0, rerankDepth).flatMap((c) => {
         const row = rows.get(c.id);
         return row ? [{ id: c.id, title: row.title ?? '', files: row.files }] : [];
       });
-      const lift = await areaTitleLift(deps.db, workspaceId, topic, subjects);
+      const lift = await areaTitleLift(areaModel, workspaceId, topic, subjects);
       for (const c of fusedList) c.signals.areaTitleLift = lift.get(c.id) ?? 0;
+      areasMs = performance.now() - areasStart;
     }
     const retrievalMs = performance.now() - started;
 
@@ -191,6 +195,7 @@ export function createSearchService(deps: SearchDeps) {
         enrich: round(enrichMs, 1),
         maxParallel: round(Math.max(...Object.values(parallel)), 1),
         ...Object.fromEntries(Object.entries(parallel).map(([k, v]) => [k, round(v, 1)])),
+        ...(areasMs !== undefined ? { areas: round(areasMs, 1) } : {}),
       },
     };
     if (context) {

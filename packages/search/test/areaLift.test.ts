@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchRequest, SourceEvent } from '@engram/contracts';
 import { rebuildAreaModel } from '@engram/indexer';
-import { createWorkspace } from '@engram/stores';
-import { areaTitleLift } from '../src/areaLift.js';
+import { createWorkspace, getAreaCounts } from '@engram/stores';
+import { areaTitleLift, createAreaModelCache, type AreaModelReader } from '../src/areaLift.js';
 import { createLearnedReranker, createSearchService } from '../src/index.js';
 import { buildIndex, indexInto, type Indexed } from './fixture.js';
 
@@ -33,13 +33,14 @@ const EVENTS = [
 
 describe('areaTitleLift', () => {
   let index: Indexed;
+  let fresh: AreaModelReader;
   const ids = new Map<number, string>();
   const subject = (n: number) => {
     const e = EVENTS[n - 1]!;
     return { id: ids.get(n)!, title: e.title ?? '', files: e.files };
   };
   const lift = async (topic: string, ns: [number, ...number[]]): Promise<[number, ...number[]]> => {
-    const out = await areaTitleLift(index.db, index.workspaceId, topic, ns.map(subject));
+    const out = await areaTitleLift(fresh, index.workspaceId, topic, ns.map(subject));
     const [first, ...rest] = ns.map((n) => out.get(ids.get(n)!) ?? 0);
     return [first!, ...rest];
   };
@@ -48,6 +49,7 @@ describe('areaTitleLift', () => {
     index = await buildIndex([]);
     (await indexInto(index, index.workspaceId, EVENTS)).forEach((id, i) => ids.set(i + 1, id));
     await rebuildAreaModel(index.db, index.workspaceId);
+    fresh = { counts: (ws, areas, terms) => getAreaCounts(index.db, ws, areas, terms) };
   }, 60_000);
   afterAll(async () => {
     await index?.close();
@@ -70,10 +72,27 @@ describe('areaTitleLift', () => {
   });
 
   it('gives nothing where nothing is known: no model yet, no files, no words', async () => {
-    const fresh = (await createWorkspace(index.db, 'no-model')).id;
-    expect((await areaTitleLift(index.db, fresh, 'decorators', [subject(3)])).size).toBe(0);
-    expect((await areaTitleLift(index.db, index.workspaceId, 'decorators', [{ ...subject(3), files: [] }])).size).toBe(0);
-    expect((await areaTitleLift(index.db, index.workspaceId, 'the of and', [subject(3)])).size).toBe(0);
+    const other = (await createWorkspace(index.db, 'no-model')).id;
+    const cache = createAreaModelCache(index.db);
+    expect((await areaTitleLift(cache, other, 'decorators', [subject(3)])).size).toBe(0);
+    expect((await areaTitleLift(fresh, index.workspaceId, 'decorators', [{ ...subject(3), files: [] }])).size).toBe(0);
+    expect((await areaTitleLift(fresh, index.workspaceId, 'the of and', [subject(3)])).size).toBe(0);
+  });
+
+  it('reads the same through the per-process cache, and follows a rebuild of the model', async () => {
+    const cache = createAreaModelCache(index.db, 1);
+    const all = EVENTS.map((_, i) => subject(i + 1));
+    for (const topic of ['decorators', 'CSS comments', 'decorators', 'parser decorators']) {
+      expect(await areaTitleLift(cache, index.workspaceId, topic, all)).toEqual(await areaTitleLift(fresh, index.workspaceId, topic, all));
+    }
+    const before = (await areaTitleLift(cache, index.workspaceId, 'nesting', [subject(5)])).get(ids.get(5)!);
+    // #4 is retitled: the other change to css.js no longer says "nesting".
+    await indexInto(index, index.workspaceId, [{ ...EVENTS[3]!, title: 'Support CSS layers', updatedAt: '2025-03-01T00:00:00.000Z' }]);
+    await rebuildAreaModel(index.db, index.workspaceId);
+    const after = (await areaTitleLift(cache, index.workspaceId, 'nesting', [subject(5)])).get(ids.get(5)!);
+    expect(before).toBeGreaterThan(0);
+    expect(after).toBeLessThan(before!);
+    expect(await areaTitleLift(cache, index.workspaceId, 'nesting', all)).toEqual(await areaTitleLift(fresh, index.workspaceId, 'nesting', all));
   });
 
   it('reaches the learned reranker as a candidate signal in balanced', async () => {

@@ -9,6 +9,8 @@ CREATE TABLE areas (
   workspace_id text NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
   area text NOT NULL,
   changes integer NOT NULL,
+  -- When the model was rebuilt: readers that cache it compare the root row's value.
+  built_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (workspace_id, area)
 );
 CREATE TABLE area_terms (
