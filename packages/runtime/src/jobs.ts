@@ -1,5 +1,5 @@
 import { createIndexer, LEXICAL_VERSION, rebuildAreaModel, recluster, refreshExpertise, relexIfStale } from '@engram/indexer';
-import { getAreaCounts, listPendingEventIds, listWorkspaces, refreshPlannerStats, ROOT_AREA } from '@engram/stores';
+import { getAreaModelVersion, listPendingEventIds, listWorkspaces, refreshPlannerStats } from '@engram/stores';
 import type { Runtime } from './runtime.js';
 import { recoverSyncs, scheduleIncrementalSyncs, syncHandlers } from './sync.js';
 
@@ -18,6 +18,17 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
   const { db, vectors, embedder, queue, logger } = runtime;
   const indexer = createIndexer({ db, vectors, embedder, logger });
 
+  /**
+   * One re-cluster per build of the area model once indexing is quiet: every drain seen while the model
+   * is build B asks for the job `after:B`, so drains collapse into one job until it has rebuilt, and a
+   * drain after that asks for a new one. (An event finishing during the rebuild itself still sees B and
+   * waits for the next drain or the schedule.)
+   */
+  async function rebuildWhenQuiet(workspaceId: string): Promise<void> {
+    const built = await getAreaModelVersion(db, workspaceId);
+    await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet: true }, { jobId: `recluster:${workspaceId}:after:${built?.builtAt ?? 'none'}`, delayMs: QUIET_POLL_MS });
+  }
+
   queue.process({
     'index.event': async ({ workspaceId, eventId }) => {
       const outcome = await indexer.indexEvent(eventId);
@@ -26,11 +37,8 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
       // And once more when the backlog drains (an import or a sync page is done), once no indexing is
       // left running, so the clusters and the area model hold what the burst's later events brought.
       if (outcome.status === 'indexed') {
-        const now = Date.now();
-        await queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${Math.floor(now / 600_000)}`, delayMs: 5_000 });
-        if ((await queue.depths())['index.event'].waiting === 0) {
-          await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet: true }, { jobId: `recluster:${workspaceId}:drained:${Math.floor(now / 60_000)}`, delayMs: QUIET_POLL_MS });
-        }
+        await queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${Math.floor(Date.now() / 600_000)}`, delayMs: 5_000 });
+        if ((await queue.depths())['index.event'].waiting === 0) await rebuildWhenQuiet(workspaceId);
       }
       if (outcome.actorIds.length > 0) {
         await queue.enqueue('actors.expertise', { workspaceId, actorIds: outcome.actorIds }, { jobId: `expertise:${workspaceId}:${outcome.actorIds.slice().sort().join(',')}`, delayMs: 2_000 });
@@ -82,9 +90,7 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
   for (const ws of await listWorkspaces(db)) {
     await queue.schedule(`recluster:${ws.id}`, 'cluster.recluster', { workspaceId: ws.id }, runtime.config.reclusterIntervalMs);
     // An index from before the area model (or one whose first re-cluster never ran) gets it now, not at the next schedule.
-    if (!(await getAreaCounts(db, ws.id, [], [])).areas.has(ROOT_AREA)) {
-      await queue.enqueue('cluster.recluster', { workspaceId: ws.id, whenQuiet: true }, { jobId: `recluster:${ws.id}:no-area-model`, delayMs: QUIET_POLL_MS });
-    }
+    if (!(await getAreaModelVersion(db, ws.id))) await rebuildWhenQuiet(ws.id);
   }
   return {
     async stop() {

@@ -1,0 +1,62 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SourceEvent } from '@engram/contracts';
+import { createIndexer } from '@engram/indexer';
+import { createHashEmbedder, stageAndIndex } from '@engram/indexer/testing';
+import { createWorkspace, getAreaModelVersion, stageEvents } from '@engram/stores';
+import { createLogger, createRuntime, loadConfig, startJobs, type Jobs, type Runtime } from '../src/index.js';
+
+const change = (n: number, file: string): SourceEvent =>
+  SourceEvent.parse({
+    source: 'github',
+    type: 'pull_request',
+    externalId: `github:acme/app:pull_request:${n}`,
+    url: `https://github.com/acme/app/pull/${n}`,
+    title: `Change ${n} to ${file}`,
+    body: '',
+    occurredAt: '2025-01-10T10:00:00.000Z',
+    updatedAt: '2025-01-10T10:00:00.000Z',
+    keys: [`pr:acme/app#${n}`],
+    container: 'acme/app',
+    files: [file],
+  });
+
+describe('background jobs keep the area model current', () => {
+  let dataDir: string;
+  let runtime: Runtime;
+  let jobs: Jobs | undefined;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'engram-jobs-'));
+    const silent = createLogger({ level: 'warn', name: 'jobs-test', destination: new Writable({ write: (_c, _e, done) => done() }) });
+    runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }), silent, { embedder: createHashEmbedder({ dimensions: 64 }) });
+  }, 60_000);
+  afterAll(async () => {
+    await jobs?.stop();
+    await runtime?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('builds it at boot for an index that has none, and again once a burst of indexing goes quiet', async () => {
+    const ws = (await createWorkspace(runtime.db, 'jobs')).id;
+    // Indexed without the jobs, as an index from before the area model was.
+    const indexer = createIndexer({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder });
+    await stageAndIndex(runtime.db, indexer, ws, [change(1, 'src/a.js'), change(2, 'src/a.js'), change(3, 'src/b.js')]);
+    expect(await getAreaModelVersion(runtime.db, ws)).toBeNull();
+
+    jobs = await startJobs(runtime);
+    await runtime.queue.idle();
+    expect(await getAreaModelVersion(runtime.db, ws)).toMatchObject({ changes: 3 });
+
+    // Two bursts through the queue, a few seconds apart: the re-cluster after each counts all of it.
+    for (const [burst, total] of [[[4, 5], 5], [[6, 7, 8], 8]] as const) {
+      const { ids } = await stageEvents(runtime.db, { workspaceId: ws, events: burst.map((n) => change(n, 'src/c.js')) });
+      await runtime.queue.enqueueMany('index.event', ids.map((eventId) => ({ payload: { workspaceId: ws, eventId }, jobId: eventId })));
+      await runtime.queue.idle();
+      expect(await getAreaModelVersion(runtime.db, ws)).toMatchObject({ changes: total });
+    }
+  }, 60_000);
+});
