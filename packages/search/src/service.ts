@@ -115,7 +115,7 @@ export function createSearchService(deps: SearchDeps) {
     const rows = await loadItems(deps.db, workspaceId, fusedPool.slice(0, textDepth).map((c) => c.id));
     const fusedList = fusedPool.map((c) => toCandidate(c.p, rows.get(c.id), c.fused, at));
     let areasMs: number | undefined;
-    if ((requestedMode !== 'fast' && deps.reranker) || options.debugCandidates) {
+    if ((requestedMode !== 'fast' && deps.reranker?.readsAreaSignal) || options.debugCandidates) {
       // The learned reranker's one signal that reads beyond the candidate: its area's titles.
       const areasStart = performance.now();
       const subjects = fusedList.slice(0, rerankDepth).flatMap((c) => {

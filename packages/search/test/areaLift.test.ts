@@ -103,5 +103,9 @@ describe('areaTitleLift', () => {
     expect(signal.get(ids.get(2)!)).toBeGreaterThan(0);
     expect(signal.get(ids.get(3)!)).toBeGreaterThan(0);
     expect(out.mode).toBe('balanced');
+    expect(out.latency.areas).toBeGreaterThanOrEqual(0);
+    // A second stage that does not read it (a hosted cross-encoder) does not pay for it.
+    const hosted = createSearchService({ db: index.db, vectors: index.vectors, embedder: index.embedder, reranker: { name: 'hosted', rerank: async (_q, cs) => cs.map(() => 0.5) } });
+    expect((await hosted.search(index.workspaceId, request)).latency.areas).toBeUndefined();
   });
 });

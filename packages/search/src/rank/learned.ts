@@ -14,6 +14,7 @@ export function createLearnedReranker(model: LtrModel = DEFAULT_LTR_MODEL): Rera
   }
   return {
     name: 'learned',
+    readsAreaSignal: true,
     async rerank(query, candidates) {
       return computeFeatures(query, candidates).map((x) => predict(model, x));
     },

@@ -28,5 +28,7 @@ export interface RerankOptions {
 /** Second stage: scores in [0, 1] for the given candidates, same order. */
 export interface Reranker {
   readonly name: string;
+  /** Whether it reads the `areaTitleLift` signal, which the service computes only for a reranker that does. */
+  readonly readsAreaSignal?: boolean;
   rerank(query: string, candidates: Candidate[], options?: RerankOptions): Promise<number[]>;
 }
