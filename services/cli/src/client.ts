@@ -39,18 +39,32 @@ export interface AdminClient {
   post<T>(path: string, body: unknown): Promise<T>;
 }
 
-export function createAdminClient(options: { url: string; token: string }): AdminClient {
+/**
+ * Waits before each retry of a GET the network failed. A GET changes nothing, so it is safe to repeat, and
+ * a poll (`import --wait`, `backfill`) should outlive a dropped connection: an embedded server busy
+ * re-clustering can drop a kept-alive connection as its idle timer fires late, resetting a request in flight.
+ */
+const GET_RETRY_DELAYS_MS = [500, 2_000, 5_000];
+
+export function createAdminClient(options: { url: string; token: string; retryDelaysMs?: readonly number[] }): AdminClient {
   const base = options.url.replace(/\/+$/, '');
+  const retryDelays = options.retryDelaysMs ?? GET_RETRY_DELAYS_MS;
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    let res: Response;
-    try {
-      res = await fetch(`${base}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${options.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-    } catch (err) {
-      throw new CliError(`cannot reach the Engram server at ${base}: ${(err as Error).message} (is it running? --url sets the address)`, 'UNREACHABLE');
+    let res: Response | undefined;
+    for (let attempt = 0; !res; attempt++) {
+      try {
+        res = await fetch(`${base}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${options.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        });
+      } catch (err) {
+        const delay = method === 'GET' ? retryDelays[attempt] : undefined;
+        if (delay === undefined) {
+          throw new CliError(`cannot reach the Engram server at ${base}: ${(err as Error).message} (is it running? --url sets the address)`, 'UNREACHABLE');
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
     const text = await res.text();
     let parsed: unknown = null;
