@@ -3,6 +3,7 @@ import { m001Core } from './m001_core.js';
 import { m002ActorBots } from './m002_actor_bots.js';
 import { m003Postings } from './m003_postings.js';
 import { m004Areas } from './m004_areas.js';
+import { m005ItemChanges } from './m005_item_changes.js';
 
 export interface Migration {
   id: string;
@@ -15,6 +16,7 @@ export const migrations: Migration[] = [
   { id: '002_actor_bots', sql: m002ActorBots },
   { id: '003_postings', sql: m003Postings },
   { id: '004_areas', sql: m004Areas },
+  { id: '005_item_changes', sql: m005ItemChanges },
 ];
 
 const LOCK_KEY = 724_001;
