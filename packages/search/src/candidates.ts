@@ -1,49 +1,20 @@
-import type { Queryable } from '@engram/stores';
-import { itemFilterSql, type ItemFilter } from './filters.js';
+import { readItemRows, type PoolRow, type Queryable, type SearchItemRow, type SearchReadModel } from '@engram/stores';
+import type { ItemFilter } from './filters.js';
 import { PATH_NAMES, type PathName } from './fusion.js';
 import type { PathResult } from './paths/types.js';
 import { previewOf } from './preview.js';
 import { writesReleaseNote } from './rank/releaseNotes.js';
 import type { Candidate } from './rank/types.js';
 
-export interface ItemRow {
-  id: string;
-  type: string;
-  source: string;
-  title: string | null;
-  snippet: string;
-  content: string;
-  url: string;
-  occurred_at: Date | string;
-  actor_names: string[];
-  files: string[];
-  metadata: Record<string, unknown>;
-}
+export type ItemRow = SearchItemRow;
 
-const ROW_COLUMNS = 'id, type, source, title, snippet, left(content, 4000) AS content, url, occurred_at, actor_names, files, metadata';
-
-export async function loadItems(db: Queryable, workspaceId: string, ids: string[]): Promise<Map<string, ItemRow>> {
-  return loadFiltered(db, { workspaceId }, ids);
+export function loadItems(db: Queryable, workspaceId: string, ids: string[]): Promise<Map<string, ItemRow>> {
+  return readItemRows(db, { workspaceId }, ids);
 }
 
 /** Rows of the given ids that pass the filter. */
 export function loadFiltered(db: Queryable, filter: ItemFilter, ids: string[]): Promise<Map<string, ItemRow>> {
-  return selectRows<ItemRow>(db, ROW_COLUMNS, filter, ids);
-}
-
-/** The given columns of the items of `ids` that pass the filter, by id. */
-async function selectRows<Row extends { id: string }>(db: Queryable, columns: string, filter: ItemFilter, ids: string[]): Promise<Map<string, Row>> {
-  if (ids.length === 0) return new Map();
-  const where = itemFilterSql(filter, 2);
-  const res = await db.query<Row>(`SELECT ${columns} FROM items i WHERE i.id = ANY($1::text[]) AND ${where.sql}`, [ids, ...where.params]);
-  return new Map(res.rows.map((r) => [r.id, r]));
-}
-
-/** What fusion needs of a pooled item. Its text is read later, only for the few the second stage or the page needs. */
-export interface PoolRow {
-  id: string;
-  type: string;
-  occurred_at: Date | string;
+  return readItemRows(db, filter, ids);
 }
 
 export interface Pooled {
@@ -52,32 +23,22 @@ export interface Pooled {
   signals: Record<string, number>;
 }
 
-const loadPoolRows = (db: Queryable, filter: ItemFilter, ids: string[]): Promise<Map<string, PoolRow>> => selectRows<PoolRow>(db, 'id, type, occurred_at', filter, ids);
-
 /**
  * The union of every path's candidates, with a pull request and its commits collapsed into one result
  * (the PR), since they are one change: the PR keeps the best score of each path over itself and its
  * commits. A commit whose PR no path returned is replaced by that PR, when the PR passes the filters. Items of other types stay as they are.
- * Reads only ids, types and dates: a pool is about a thousand items, and reading their text cost more than the lexical path.
+ * Reads only ids, types and dates (from the read model): text is read later, for the few the second stage or the page needs.
  */
-export async function poolCandidates(db: Queryable, filter: ItemFilter, results: Partial<Record<PathName, PathResult>>): Promise<Map<string, Pooled>> {
+export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, results: Partial<Record<PathName, PathResult>>): Promise<Map<string, Pooled>> {
   const workspaceId = filter.workspaceId;
   const ids = new Set<string>();
   for (const r of Object.values(results)) for (const id of r?.scores.keys() ?? []) ids.add(id);
-  const rows = await loadPoolRows(db, { workspaceId }, [...ids]);
+  const rows = await read.poolRows({ workspaceId }, [...ids]);
   const commitIds = [...rows.values()].filter((r) => r.type === 'commit').map((r) => r.id);
-  const prOf = new Map<string, string>();
-  if (commitIds.length) {
-    // The indexer orients every commit_pr edge from the pull request to the commit (`orient` in @engram/indexer).
-    const edges = await db.query<{ commit_id: string; pr_id: string }>(
-      `SELECT target_id AS commit_id, source_id AS pr_id FROM edges WHERE type = 'commit_pr' AND target_id = ANY($1::text[])`,
-      [commitIds],
-    );
-    for (const e of edges.rows) if (!prOf.has(e.commit_id) || e.pr_id < prOf.get(e.commit_id)!) prOf.set(e.commit_id, e.pr_id);
-  }
+  const prOf = await read.pullRequestsOf(workspaceId, commitIds);
   const missingPrs = [...new Set(prOf.values())].filter((id) => !rows.has(id));
   // A commit folds into its PR only when the PR passes the same filters (a commits-only search keeps commits).
-  for (const [id, row] of await loadPoolRows(db, filter, missingPrs)) rows.set(id, row);
+  for (const [id, row] of await read.poolRows(filter, missingPrs)) rows.set(id, row);
   for (const [commit, pr] of prOf) if (!rows.has(pr)) prOf.delete(commit);
 
   const pooled = new Map<string, Pooled>();
@@ -104,7 +65,7 @@ const CHANGE_TYPES = new Set(['pull_request', 'commit']);
  * past the depth whose text is read) the candidate carries its paths, signals and date but no text.
  */
 export function toCandidate(p: Pooled, row: ItemRow | undefined, fused: number, now: Date): Candidate {
-  const occurredAt = new Date(p.row.occurred_at).toISOString();
+  const occurredAt = new Date(p.row.occurredAt).toISOString();
   const title = row?.title ?? '';
   const content = row?.content ?? '';
   return {

@@ -1,11 +1,10 @@
 import type { FindSimilarRequest, SourceEvent } from '@engram/contracts';
-import type { Db, VectorStore } from '@engram/stores';
+import type { Db, SearchReadModel, VectorStore } from '@engram/stores';
 import { loadFiltered, loadItems } from './candidates.js';
 import { toItemFilter } from './filters.js';
 import { lexicalPath, DEFAULT_LEXICAL } from './paths/lexical.js';
-import type { StatsCache } from './paths/stats.js';
 import { previewOf } from './preview.js';
-import type { QueryEmbedder } from './service.js';
+import type { QueryEmbedder } from './pipeline/types.js';
 import { lexemes } from '@engram/text';
 
 /**
@@ -51,7 +50,7 @@ export interface FindSimilarDeps {
   db: Db;
   vectors: VectorStore;
   embedder: QueryEmbedder;
-  stats: StatsCache;
+  read: SearchReadModel;
   /** Fetches a provider URL through one of the workspace's connections (null when none can). */
   fetchByUrl?: (url: string, signal?: AbortSignal) => Promise<SourceEvent | null>;
 }
@@ -118,7 +117,7 @@ export async function findSimilar(deps: FindSimilarDeps, workspaceId: string, re
 
   const [hits, lexical, links] = await Promise.all([
     deps.vectors.search(src.vector, filter, 100),
-    lexicalPath(deps.db, deps.stats, filter, lexemes(src.title.replace(DECORATION, ' ')), { ...DEFAULT_LEXICAL, candidates: 300 }),
+    lexicalPath(deps.read, filter, lexemes(src.title.replace(DECORATION, ' ')), { ...DEFAULT_LEXICAL, candidates: 300 }),
     src.id
       ? deps.db.query<{ other: string }>(
           `SELECT CASE WHEN source_id = $1 THEN target_id ELSE source_id END AS other FROM edges WHERE (source_id = $1 OR target_id = $1) AND type <> 'commit_pr'`,

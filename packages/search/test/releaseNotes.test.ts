@@ -29,7 +29,7 @@ describe('writesReleaseNote', () => {
 });
 
 describe('toCandidate', () => {
-  const pooled = (type: string): Pooled => ({ row: { id: `${type}-1`, type, occurred_at: '2025-01-01T00:00:00Z' }, paths: { lexical: 0.5, vector: 0, entity: 0, cluster: 0, actor: 0 }, signals: {} });
+  const pooled = (type: string): Pooled => ({ row: { id: `${type}-1`, type, occurredAt: Date.parse('2025-01-01T00:00:00Z') }, paths: { lexical: 0.5, vector: 0, entity: 0, cluster: 0, actor: 0 }, signals: {} });
   const row = (type: string, files: string[]): ItemRow => ({
     id: `${type}-1`,
     type,

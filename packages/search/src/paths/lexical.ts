@@ -1,7 +1,6 @@
-import type { Queryable } from '@engram/stores';
-import { itemFilterSql, narrowsItems, type ItemFilter } from '../filters.js';
-import type { StatsCache } from './stats.js';
-import { timed, type PathResult } from './types.js';
+import type { PostingsRead, SearchReadModel } from '@engram/stores';
+import type { ItemFilter } from '../filters.js';
+import type { PathResult } from './types.js';
 
 /** BM25F parameters: per-field term-frequency weights before one saturation (Robertson & Zaragoza). */
 export interface LexicalParams {
@@ -23,96 +22,95 @@ export const DEFAULT_LEXICAL: LexicalParams = { k1: 1.2, b: 0.75, fieldWeights: 
 const SAFE_TERM = /^[\p{L}\p{N}]+$/u;
 
 /**
- * The lexical path: every item holding a query term (from the `postings` inverted index), scored with
- * BM25F from the term's per-field positions and the workspace's document frequencies; the best
- * `params.candidates` are returned. The path score is the BM25F score as a fraction of the best score a
- * document could get for this query, so it means the same across queries.
+ * The lexical path: every item holding a query term (the read model's postings: an in-memory inverted
+ * index on the embedded default, the `postings` table otherwise), scored with BM25F from the term's
+ * per-field frequencies and the workspace's document frequencies; the best `params.candidates` are
+ * returned. The path score is the BM25F score as a fraction of the best score a document could get for
+ * this query, so it means the same across queries. `matched` counts every item that holds a term.
  */
-export async function lexicalPath(db: Queryable, stats: StatsCache, filter: ItemFilter, terms: string[], params: LexicalParams = DEFAULT_LEXICAL): Promise<PathResult> {
+export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, terms: string[], params: LexicalParams = DEFAULT_LEXICAL): Promise<PathResult & { matched: number }> {
+  const started = performance.now();
   const unique = [...new Set(terms.filter((t) => SAFE_TERM.test(t)))];
-  if (unique.length === 0) return { scores: new Map(), ms: 0 };
-  return timed(async () => {
-    const { documents, avgLength } = await stats.get(filter.workspaceId);
-    const dfRes = await db.query<{ term: string; df: number }>('SELECT term, df FROM lexicon WHERE workspace_id = $1 AND term = ANY($2::text[])', [filter.workspaceId, unique]);
-    const idf = new Map<string, number>();
-    for (const term of unique) {
-      const df = dfRes.rows.find((r) => r.term === term)?.df ?? 0;
-      if (df > 0) idf.set(term, Math.log(1 + (documents - df + 0.5) / (df + 0.5)));
-    }
-    const present = [...idf.keys()];
-    if (present.length === 0) return { scores: new Map() };
-    // Postings of the query's terms, every item that holds one: exact BM25F over all of them, then the best kept.
-    const where = itemFilterSql(filter, 3);
-    const narrowed = narrowsItems(filter);
-    const res = await db.query<PostingRow>(
-      narrowed
-        ? `SELECT p.item_id AS id, p.dl, p.term AS lexeme, p.positions, p.weights FROM postings p JOIN items i ON i.id = p.item_id
-           WHERE p.workspace_id = $1 AND p.term = ANY($2::text[]) AND ${where.sql}`
-        : 'SELECT item_id AS id, dl, term AS lexeme, positions, weights FROM postings WHERE workspace_id = $1 AND term = ANY($2::text[])',
-      narrowed ? [filter.workspaceId, present, ...where.params] : [filter.workspaceId, present],
-    );
-    const pairs = queryPairs(terms, idf);
-    const positionsOf = new Map<string, Map<string, number[]>>();
-    const { k1, b, fieldWeights } = params;
-    const raw = new Map<string, number>();
-    const signals = new Map<string, Record<string, number>>();
-    for (const row of res.rows) {
-      const weights = weightsOf(row);
-      if (pairs.length > 0) {
-        const positions = typeof row.positions === 'string' ? row.positions.replace(/[{}]/g, '').split(',').map(Number) : row.positions.map(Number);
-        const byLexeme = positionsOf.get(row.id) ?? new Map<string, number[]>();
-        byLexeme.set(row.lexeme, positions);
-        positionsOf.set(row.id, byLexeme);
+  if (unique.length === 0) return { scores: new Map(), ms: 0, matched: 0 };
+  const postings = await read.postings(filter, unique);
+  const { documents, avgLength } = postings;
+  const idf = new Map<string, number>();
+  for (const list of postings.lists) if (list.df > 0) idf.set(list.term, Math.log(1 + (documents - list.df + 0.5) / (list.df + 0.5)));
+  const present = [...idf.keys()];
+  if (present.length === 0) return { scores: new Map(), ms: performance.now() - started, matched: 0 };
+  const { k1, b, fieldWeights } = params;
+  // Per document (by the read's ordinal): its BM25F score and the per-field parts the reranker reads.
+  const raw = new Map<number, number>();
+  const signals = new Map<number, Signals>();
+  for (const list of postings.lists) {
+    const termIdf = idf.get(list.term) ?? 0;
+    const { docs, fields } = list;
+    for (let p = 0; p < list.count; p++) {
+      const doc = docs[p]!;
+      if (!postings.admits(doc)) continue;
+      const packed = fields[p]!;
+      const tfA = packed & 0xff;
+      const tfB = (packed >>> 8) & 0xff;
+      const tfC = (packed >>> 16) & 0xff;
+      const tfD = packed >>> 24;
+      const weighted = tfA * fieldWeights.A + tfB * fieldWeights.B + tfC * fieldWeights.C + tfD * fieldWeights.D;
+      const norm = k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
+      raw.set(doc, (raw.get(doc) ?? 0) + (termIdf * weighted * (k1 + 1)) / (weighted + norm));
+      let s = signals.get(doc);
+      if (!s) {
+        s = { bm25Title: 0, bm25Body: 0, bm25Paths: 0, matchedTerms: 0, titleTerms: 0, idfCovered: 0, titleIdfCovered: 0 };
+        signals.set(doc, s);
       }
-      const tf = { A: 0, B: 0, C: 0, D: 0 };
-      for (const w of weights) tf[(w as keyof typeof tf) in tf ? (w as keyof typeof tf) : 'D']++;
-      const weighted = tf.A * fieldWeights.A + tf.B * fieldWeights.B + tf.C * fieldWeights.C + tf.D * fieldWeights.D;
-      const norm = k1 * (1 - b + (b * Math.max(1, row.dl)) / avgLength);
-      const termIdf = idf.get(row.lexeme) ?? 0;
-      raw.set(row.id, (raw.get(row.id) ?? 0) + (termIdf * weighted * (k1 + 1)) / (weighted + norm));
-      const s = signals.get(row.id) ?? { bm25Title: 0, bm25Body: 0, bm25Paths: 0, matchedTerms: 0, titleTerms: 0, idfCovered: 0, titleIdfCovered: 0 };
-      s.bm25Title! += tf.A > 0 ? (termIdf * tf.A * (k1 + 1)) / (tf.A + k1) : 0;
-      s.bm25Body! += tf.B > 0 ? (termIdf * tf.B * (k1 + 1)) / (tf.B + norm) : 0;
-      s.bm25Paths! += tf.C > 0 ? (termIdf * tf.C * (k1 + 1)) / (tf.C + k1) : 0;
-      s.matchedTerms! += 1;
-      s.titleTerms! += tf.A > 0 ? 1 : 0;
-      s.idfCovered! += termIdf;
-      s.titleIdfCovered! += tf.A > 0 ? termIdf : 0;
-      signals.set(row.id, s);
+      s.bm25Title += tfA > 0 ? (termIdf * tfA * (k1 + 1)) / (tfA + k1) : 0;
+      s.bm25Body += tfB > 0 ? (termIdf * tfB * (k1 + 1)) / (tfB + norm) : 0;
+      s.bm25Paths += tfC > 0 ? (termIdf * tfC * (k1 + 1)) / (tfC + k1) : 0;
+      s.matchedTerms += 1;
+      s.titleTerms += tfA > 0 ? 1 : 0;
+      s.idfCovered += termIdf;
+      s.titleIdfCovered += tfA > 0 ? termIdf : 0;
     }
-    const idfSum = [...idf.values()].reduce((a, x) => a + x, 0);
-    const ideal = idfSum * (k1 + 1);
-    const scores = new Map<string, number>();
-    const keptSignals = new Map<string, Record<string, number>>();
-    for (const [id, score] of best(raw, Math.floor(params.candidates))) {
-      scores.set(id, Math.min(1, score / ideal));
-      const s = signals.get(id)!;
-      keptSignals.set(id, s);
-      s.bm25 = score;
-      s.idfCovered = s.idfCovered! / idfSum;
-      s.titleIdfCovered = s.titleIdfCovered! / idfSum;
-      s.titleCoverage = s.titleTerms! / present.length;
-      s.proximity = proximity(pairs, positionsOf.get(id));
-    }
-    return { scores, signals: keptSignals };
-  });
+  }
+  const pairs = queryPairs(terms, idf);
+  const idfSum = [...idf.values()].reduce((a, x) => a + x, 0);
+  const ideal = idfSum * (k1 + 1);
+  const scores = new Map<string, number>();
+  const keptSignals = new Map<string, Record<string, number>>();
+  for (const [doc, score] of best(raw, Math.floor(params.candidates), postings.itemId)) {
+    const id = postings.itemId(doc);
+    scores.set(id, Math.min(1, score / ideal));
+    const s = signals.get(doc)!;
+    keptSignals.set(id, {
+      ...s,
+      bm25: score,
+      idfCovered: s.idfCovered / idfSum,
+      titleIdfCovered: s.titleIdfCovered / idfSum,
+      titleCoverage: s.titleTerms / present.length,
+      proximity: proximity(pairs, postings, doc),
+    });
+  }
+  return { scores, signals: keptSignals, ms: performance.now() - started, matched: raw.size };
 }
 
-interface PostingRow {
-  id: string;
-  dl: number;
-  lexeme: string;
-  positions: number[] | string;
-  weights: string[] | string;
+interface Signals {
+  bm25Title: number;
+  bm25Body: number;
+  bm25Paths: number;
+  matchedTerms: number;
+  titleTerms: number;
+  idfCovered: number;
+  titleIdfCovered: number;
 }
 
-const weightsOf = (row: PostingRow): string[] => (typeof row.weights === 'string' ? row.weights.replace(/[{}]/g, '').split(',') : row.weights);
-
-/** The `limit` highest-scoring entries (ties by id), or all of them. */
-function best(raw: ReadonlyMap<string, number>, limit: number): [string, number][] {
+/** The `limit` highest-scoring documents (ties by item id), or all of them. */
+function best(raw: ReadonlyMap<number, number>, limit: number, idOf: (doc: number) => string): [number, number][] {
   const all = [...raw];
   if (all.length <= limit) return all;
-  return all.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, limit);
+  // Partial selection: the limit-th best score is the threshold; only what reaches it is sorted.
+  const threshold = [...raw.values()].sort((x, y) => y - x)[limit - 1]!;
+  return all
+    .filter(([, score]) => score >= threshold)
+    .sort((x, y) => y[1] - x[1] || (idOf(x[0]) < idOf(y[0]) ? -1 : 1))
+    .slice(0, limit);
 }
 
 /** Two query terms next to each other in the query (stop words already gone), weighted by the rarer one. */
@@ -142,21 +140,43 @@ const PROXIMITY_WINDOW = 2;
  * Share of the query's adjacent term pairs (idf-weighted) that also sit within PROXIMITY_WINDOW tokens of
  * each other somewhere in the item: the phrase evidence BM25's bag of words misses. 0 for a one-term query.
  */
-function proximity(pairs: readonly TermPair[], positions: ReadonlyMap<string, number[]> | undefined): number {
-  if (pairs.length === 0 || !positions) return 0;
+function proximity(pairs: readonly TermPair[], postings: PostingsRead, doc: number): number {
+  if (pairs.length === 0) return 0;
   let hit = 0;
   let total = 0;
   for (const { a, b, weight } of pairs) {
     total += weight;
-    const pa = positions.get(a);
-    const pb = positions.get(b);
+    const pa = positionsOf(postings, a, doc);
+    const pb = positionsOf(postings, b, doc);
     if (pa && pb && near(pa, pb)) hit += weight;
   }
   return total > 0 ? hit / total : 0;
 }
 
+/** A document's positions of one term (a view, not a copy), or null when it does not hold the term. */
+function positionsOf(postings: PostingsRead, term: string, doc: number): Uint16Array | null {
+  const list = postings.lists.find((l) => l.term === term);
+  if (!list) return null;
+  const p = findPosting(list.docs, list.count, doc);
+  return p < 0 ? null : list.positions.subarray(list.posStart[p]!, list.posStart[p + 1]!);
+}
+
+/** Index of `doc` in a posting list's documents (ascending), or -1. */
+function findPosting(docs: Int32Array, count: number, doc: number): number {
+  let lo = 0;
+  let hi = count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const d = docs[mid]!;
+    if (d === doc) return mid;
+    if (d < doc) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 /** Whether two sorted position lists have entries within the window: a merge walk, linear in their lengths. */
-function near(pa: readonly number[], pb: readonly number[]): boolean {
+function near(pa: ArrayLike<number>, pb: ArrayLike<number>): boolean {
   let i = 0;
   let j = 0;
   while (i < pa.length && j < pb.length) {

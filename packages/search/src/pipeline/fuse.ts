@@ -1,0 +1,51 @@
+import type { Db, SearchReadModel } from '@engram/stores';
+import { areaTitleLift, type AreaModelReader } from '../areaLift.js';
+import { loadItems, poolCandidates, toCandidate, type ItemRow } from '../candidates.js';
+import { fuse as blend, fusionSignals, recencyScore, type FusionWeights } from '../fusion.js';
+import type { Candidate } from '../rank/types.js';
+import type { Question, Retrieved } from './types.js';
+
+export interface Fused {
+  /** Every pooled candidate, best fused score first. */
+  candidates: Candidate[];
+  /** Text of the candidates that the second stage or the page reads. */
+  rows: Map<string, ItemRow>;
+  areasMs?: number;
+}
+
+/** Descending by score, ties by id: a total order, so pages never overlap or skip. */
+export function byScore<T extends { id: string }>(score: (t: T) => number) {
+  return (a: T, b: T) => score(b) - score(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/**
+ * Stage 2, fuse: the paths' candidates pooled into one list (a PR and its commits are one change),
+ * scored by the weighted blend of path scores and signals, and the text read for the first `textDepth`.
+ * With `areas`, the candidates the second stage reads get the area signal (`areaTitleLift`).
+ */
+export async function fuseCandidates(
+  deps: { db: Db; read: SearchReadModel; fusion: FusionWeights; now: Date },
+  q: Question,
+  retrieved: Retrieved,
+  options: { textDepth: number; areas?: { model: AreaModelReader; depth: number } },
+): Promise<Fused> {
+  const pooled = await poolCandidates(deps.read, q.filter, retrieved.paths);
+  const fusedPool = [...pooled.values()]
+    .map((p) => {
+      const recency = recencyScore(new Date(p.row.occurredAt).toISOString(), deps.now, deps.fusion.recencyHalfLifeDays);
+      return { id: p.row.id, p, fused: blend(p.paths, fusionSignals(p.signals, recency), deps.fusion) };
+    })
+    .sort(byScore((c) => c.fused));
+  const rows = await loadItems(deps.db, q.workspaceId, fusedPool.slice(0, options.textDepth).map((c) => c.id));
+  const candidates = fusedPool.map((c) => toCandidate(c.p, rows.get(c.id), c.fused, deps.now));
+  if (!options.areas) return { candidates, rows };
+  // The learned reranker's one signal that reads beyond the candidate: its area's titles.
+  const started = performance.now();
+  const subjects = candidates.slice(0, options.areas.depth).flatMap((c) => {
+    const row = rows.get(c.id);
+    return row ? [{ id: c.id, title: row.title ?? '', files: row.files }] : [];
+  });
+  const lift = await areaTitleLift(options.areas.model, q.workspaceId, q.topic, subjects);
+  for (const c of candidates) c.signals.areaTitleLift = lift.get(c.id) ?? 0;
+  return { candidates, rows, areasMs: performance.now() - started };
+}

@@ -1,0 +1,49 @@
+import type { Db, SearchReadModel, VectorStore } from '@engram/stores';
+import type { PathName } from '../fusion.js';
+import { actorPath } from '../paths/actor.js';
+import { clusterPath, type CentroidCache } from '../paths/cluster.js';
+import { entityPath } from '../paths/entity.js';
+import { lexicalPath, type LexicalParams } from '../paths/lexical.js';
+import { emptyPath } from '../paths/types.js';
+import { vectorPath } from '../paths/vector.js';
+import { queryEntities } from '../queryEntities.js';
+import type { Question, QueryEmbedder, Retrieved } from './types.js';
+
+/** Candidates each path returns at most. */
+export const PATH_K = 200;
+
+export interface RetrieveDeps {
+  db: Db;
+  read: SearchReadModel;
+  vectors: VectorStore;
+  embedder: QueryEmbedder;
+  centroids: CentroidCache;
+  lexical: LexicalParams;
+}
+
+/**
+ * Stage 1, retrieve: the five paths in parallel (lexical, vector, entity, cluster, actor), each with
+ * the filter applied inside its read. The query is embedded once, for the vector and cluster paths.
+ */
+export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathName) => boolean): Promise<Retrieved & { lexicalMatches: number }> {
+  const embedStart = performance.now();
+  const embedding =
+    runs('vector') || runs('cluster') ? deps.embedder.embed([q.topic]).then((v) => ({ vector: v[0]!, ms: performance.now() - embedStart })) : null;
+  const [lexical, entity, actor, vector, cluster] = await Promise.all([
+    runs('lexical') ? lexicalPath(deps.read, q.filter, q.terms, deps.lexical) : { ...emptyPath(), matched: 0 },
+    runs('entity') ? entityPath(deps.read, q.filter, queryEntities(q.topic), PATH_K) : emptyPath(),
+    runs('actor') ? actorPath(deps.db, q.filter, { terms: q.terms, words: q.words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
+    runs('vector') && embedding ? embedding.then((e) => vectorPath(deps.vectors, q.filter, e.vector, PATH_K)) : emptyPath(),
+    runs('cluster') && embedding
+      ? embedding.then((e) => clusterPath(deps.db, deps.centroids, q.filter, e.vector, { clusters: 3, k: PATH_K, floor: 0.35 }))
+      : { ...emptyPath(), clusterIds: [] as string[] },
+  ]);
+  return {
+    paths: { lexical, vector, entity, cluster, actor },
+    ran: { lexical: runs('lexical'), vector: runs('vector'), entity: runs('entity'), cluster: runs('cluster'), actor: runs('actor') },
+    clusterIds: cluster.clusterIds,
+    actorIds: actor.actorIds,
+    embeddingMs: embedding ? (await embedding).ms : 0,
+    lexicalMatches: lexical.matched,
+  };
+}

@@ -1,0 +1,78 @@
+import type { SearchMode, SearchResult } from '@engram/contracts';
+import type { Db, SearchReadModel, VectorStore } from '@engram/stores';
+import type { PathName, FusionWeights } from '../fusion.js';
+import type { LexicalParams } from '../paths/lexical.js';
+import type { PathResult } from '../paths/types.js';
+import type { Candidate, Reranker } from '../rank/types.js';
+import type { ActorContext, ClusterContext } from '../enrich.js';
+import type { ItemFilter } from '../filters.js';
+
+export interface QueryEmbedder {
+  readonly model: string;
+  embed(texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
+}
+
+export interface SearchDeps {
+  db: Db;
+  vectors: VectorStore;
+  embedder: QueryEmbedder;
+  /** The first stage's reads; default: in memory on PGlite, SQL on a Postgres server (`openSearchReadModel`). */
+  read?: SearchReadModel;
+  /** Second stage of `balanced` (the learned reranker, or a hosted cross-encoder). */
+  reranker?: Reranker;
+  /** `thorough`: LLM scoring. Absent: `thorough` runs as `balanced`, and `meta.mode` says so. */
+  llm?: Reranker;
+  /** Candidates the second stage reorders (default RERANK_DEPTH). */
+  rerankDepth?: number;
+  fusion?: FusionWeights;
+  lexical?: LexicalParams;
+  now?: () => Date;
+}
+
+export interface SearchOptions {
+  /** Ablation: paths that do not run. */
+  disablePaths?: PathName[];
+  /**
+   * Return the fused candidates with their features (reranker training, evaluation). Past the
+   * reranking depth (and the page) they carry paths, signals and dates but no text.
+   */
+  debugCandidates?: boolean;
+}
+
+export interface SearchOutcome {
+  results: SearchResult[];
+  total: number;
+  mode: SearchMode;
+  requestedMode?: SearchMode;
+  paths: Record<PathName, boolean>;
+  latency: Record<string, number> & { total: number; retrieval: number; rerank: number };
+  context?: { clusters: Omit<ClusterContext, 'id' | 'memberCount'>[]; relevantActors: Omit<ActorContext, 'id'>[] };
+  candidates?: Candidate[];
+}
+
+/** What the question asks, as every stage reads it. */
+export interface Question {
+  workspaceId: string;
+  /** The question as asked: the hosted second stages read it whole. */
+  query: string;
+  /** Its topic (a leading "what do we know about" dropped): what retrieval looks for. */
+  topic: string;
+  terms: string[];
+  words: string[];
+  filter: ItemFilter;
+}
+
+/** The first stage's output: each path's candidates and what they took. */
+export interface Retrieved {
+  paths: Record<PathName, PathResult>;
+  ran: Record<PathName, boolean>;
+  clusterIds: string[];
+  actorIds: string[];
+  embeddingMs: number;
+}
+
+/** A ranked candidate with its current score. */
+export interface Scored {
+  c: Candidate;
+  score: number;
+}

@@ -1,0 +1,401 @@
+import type { Db } from '../db.js';
+import { itemPredicate } from './filterSql.js';
+import { GrowingPostingList, packFields } from './postingLists.js';
+import type { CollectionStats, EntityMatch, PoolRow, PostingsRead, SearchReadModel } from './types.js';
+
+/** Items read per page when loading or catching up: bounded work between yields to the event loop. */
+const PAGE = 1000;
+
+interface EntityEntry {
+  id: string;
+  key: string;
+  category: string;
+  docs: number[];
+  confidence: number[];
+  live: number;
+  dead: number;
+}
+
+/** One workspace's documents (a document is one version of an item) and what search reads of them. */
+class WorkspaceIndex {
+  readonly ids: string[] = [];
+  readonly ordOf = new Map<string, number>();
+  alive = new Uint8Array(1024);
+  readonly length: number[] = [];
+  readonly type: string[] = [];
+  readonly source: string[] = [];
+  readonly occurredAt: number[] = [];
+  readonly actorNames: (readonly string[])[] = [];
+  readonly termsOf: Int32Array[] = [];
+  readonly entitiesOf: Int32Array[] = [];
+  readonly lists: GrowingPostingList[] = [];
+  readonly termIndex = new Map<string, number>();
+  readonly entities: EntityEntry[] = [];
+  readonly entityIndex = new Map<string, number>();
+  readonly entitiesByKey = new Map<string, number[]>();
+  /** commit -> its pull requests, and the reverse, from `commit_pr` edges. */
+  readonly prsOf = new Map<string, Set<string>>();
+  readonly commitsOf = new Map<string, Set<string>>();
+  documents = 0;
+  totalLength = 0;
+
+  isLive = (doc: number): boolean => this.alive[doc] === 1;
+
+  retire(itemId: string): void {
+    const doc = this.ordOf.get(itemId);
+    if (doc === undefined) return;
+    this.ordOf.delete(itemId);
+    this.alive[doc] = 0;
+    this.documents--;
+    this.totalLength -= this.length[doc]!;
+    for (const t of this.termsOf[doc]!) this.lists[t]!.retire();
+    for (const e of this.entitiesOf[doc]!) {
+      this.entities[e]!.live--;
+      this.entities[e]!.dead++;
+    }
+    this.termsOf[doc] = EMPTY;
+    this.entitiesOf[doc] = EMPTY;
+  }
+
+  add(row: ItemRowRead, postings: readonly PostingRowRead[], mentions: readonly MentionRowRead[]): Set<GrowingPostingList> {
+    this.retire(row.id);
+    const doc = this.ids.length;
+    if (doc >= this.alive.length) {
+      const next = new Uint8Array(this.alive.length * 2);
+      next.set(this.alive);
+      this.alive = next;
+    }
+    this.ids.push(row.id);
+    this.ordOf.set(row.id, doc);
+    this.alive[doc] = 1;
+    this.length.push(row.lexical_length);
+    this.type.push(row.type);
+    this.source.push(row.source);
+    this.occurredAt.push(new Date(row.occurred_at).getTime());
+    this.actorNames.push(row.actor_names);
+    this.documents++;
+    this.totalLength += row.lexical_length;
+    const touched = new Set<GrowingPostingList>();
+    const terms = new Int32Array(postings.length);
+    postings.forEach((p, i) => {
+      let t = this.termIndex.get(p.term);
+      if (t === undefined) {
+        t = this.lists.length;
+        this.lists.push(new GrowingPostingList(p.term));
+        this.termIndex.set(p.term, t);
+      }
+      const list = this.lists[t]!;
+      list.append(doc, packFields(p.weights), p.positions);
+      terms[i] = t;
+      touched.add(list);
+    });
+    this.termsOf.push(terms);
+    const entities = new Int32Array(mentions.length);
+    mentions.forEach((m, i) => {
+      const id = String(m.entity_id);
+      let e = this.entityIndex.get(id);
+      if (e === undefined) {
+        e = this.entities.length;
+        this.entities.push({ id, key: m.key, category: m.category, docs: [], confidence: [], live: 0, dead: 0 });
+        this.entityIndex.set(id, e);
+        this.entitiesByKey.set(m.key, [...(this.entitiesByKey.get(m.key) ?? []), e]);
+      }
+      const entry = this.entities[e]!;
+      entry.docs.push(doc);
+      entry.confidence.push(Number(m.confidence));
+      entry.live++;
+      entities[i] = e;
+    });
+    this.entitiesOf.push(entities);
+    return touched;
+  }
+
+  unlinkChanges(itemId: string): void {
+    for (const pr of this.prsOf.get(itemId) ?? []) this.commitsOf.get(pr)?.delete(itemId);
+    for (const commit of this.commitsOf.get(itemId) ?? []) this.prsOf.get(commit)?.delete(itemId);
+    this.prsOf.delete(itemId);
+    this.commitsOf.delete(itemId);
+  }
+
+  linkChange(prId: string, commitId: string): void {
+    this.prsOf.set(commitId, (this.prsOf.get(commitId) ?? new Set()).add(prId));
+    this.commitsOf.set(prId, (this.commitsOf.get(prId) ?? new Set()).add(commitId));
+  }
+
+  compactEntity(entry: EntityEntry): void {
+    if (entry.dead < 32 || entry.dead * 2 < entry.docs.length) return;
+    const docs: number[] = [];
+    const confidence: number[] = [];
+    entry.docs.forEach((d, i) => {
+      if (this.isLive(d)) {
+        docs.push(d);
+        confidence.push(entry.confidence[i]!);
+      }
+    });
+    entry.docs = docs;
+    entry.confidence = confidence;
+    entry.dead = 0;
+  }
+}
+
+const EMPTY = new Int32Array(0);
+
+interface ItemRowRead {
+  id: string;
+  workspace_id: string;
+  type: string;
+  source: string;
+  occurred_at: Date | string;
+  actor_names: string[];
+  lexical_length: number;
+  change_seq: string | number;
+}
+interface PostingRowRead {
+  item_id: string;
+  term: string;
+  positions: number[];
+  weights: string[];
+}
+interface MentionRowRead {
+  item_id: string;
+  entity_id: string | number;
+  key: string;
+  category: string;
+  confidence: number;
+}
+
+/**
+ * The search's reads from an index held in memory, for the embedded default where this process is the
+ * database's only writer. Loaded in pages at start (until then, and on any load failure, every read goes
+ * to `fallback`, the SQL read model), then kept in step through the items' change feed (`change_seq`
+ * stamped by a trigger on every write, tombstones for deletes): `refresh` applies what was committed
+ * since the last one, and runs before a read whenever the database has been written since. Postings are
+ * columnar typed arrays per term, so a query's postings are read without copying.
+ */
+export function createMemoryReadModel(db: Db, fallback: SearchReadModel, options: { onLoaded?: (info: { items: number; ms: number }) => void; onError?: (err: unknown) => void } = {}): SearchReadModel & { loaded(): Promise<boolean> } {
+  const workspaces = new Map<string, WorkspaceIndex>();
+  let lastSeq = 0;
+  let seenWrites = -1;
+  let ready = false;
+  let inFlight: Promise<void> | null = null;
+  let closed = false;
+
+  const workspace = (id: string): WorkspaceIndex => {
+    let ws = workspaces.get(id);
+    if (!ws) {
+      ws = new WorkspaceIndex();
+      workspaces.set(id, ws);
+    }
+    return ws;
+  };
+
+  /** Reads the postings, mentions and change links of a page of items and applies them. */
+  async function applyPage(rows: readonly ItemRowRead[]): Promise<void> {
+    if (rows.length === 0) return;
+    const ids = rows.map((r) => r.id);
+    const [postings, mentions, links] = await Promise.all([
+      db.query<PostingRowRead>('SELECT item_id, term, positions, weights FROM postings WHERE item_id = ANY($1::text[])', [ids]),
+      db.query<MentionRowRead>(
+        'SELECT m.item_id, m.entity_id, e.key, e.category, m.confidence FROM entity_mentions m JOIN entities e ON e.id = m.entity_id WHERE m.item_id = ANY($1::text[])',
+        [ids],
+      ),
+      db.query<{ source_id: string; target_id: string }>(
+        "SELECT source_id, target_id FROM edges WHERE type = 'commit_pr' AND (source_id = ANY($1::text[]) OR target_id = ANY($1::text[]))",
+        [ids],
+      ),
+    ]);
+    const postingsOf = groupBy(postings.rows, (p) => p.item_id);
+    const mentionsOf = groupBy(mentions.rows, (m) => m.item_id);
+    const touched = new Set<GrowingPostingList>();
+    for (const row of rows) {
+      const ws = workspace(row.workspace_id);
+      for (const list of ws.add(row, postingsOf.get(row.id) ?? [], mentionsOf.get(row.id) ?? [])) touched.add(list);
+      ws.unlinkChanges(row.id);
+      lastSeq = Math.max(lastSeq, Number(row.change_seq));
+    }
+    const workspaceOf = new Map(rows.map((r) => [r.id, r.workspace_id]));
+    for (const l of links.rows) {
+      const ws = workspaces.get(workspaceOf.get(l.source_id) ?? workspaceOf.get(l.target_id) ?? '');
+      ws?.linkChange(l.source_id, l.target_id);
+    }
+    for (const ws of new Set(rows.map((r) => workspace(r.workspace_id)))) {
+      for (const list of touched) if (list.wasteful) list.compact(ws.isLive);
+      for (const entry of ws.entities) if (entry.dead > 0) ws.compactEntity(entry);
+    }
+  }
+
+  const ITEM_COLUMNS = 'id, workspace_id, type, source, occurred_at, actor_names, lexical_length, change_seq';
+
+  async function load(): Promise<void> {
+    const started = performance.now();
+    // Everything stamped after this is caught up by the first refresh (re-applying an item is idempotent).
+    const seq = await db.query<{ seq: string | null }>('SELECT greatest((SELECT max(change_seq) FROM items), (SELECT max(change_seq) FROM item_tombstones)) AS seq');
+    const startSeq = Number(seq.rows[0]?.seq ?? 0);
+    let after = '';
+    let items = 0;
+    for (;;) {
+      const page = await db.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE id > $1 ORDER BY id LIMIT ${PAGE}`, [after]);
+      if (page.rows.length === 0) break;
+      await applyPage(page.rows);
+      items += page.rows.length;
+      after = page.rows[page.rows.length - 1]!.id;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (closed) return;
+    }
+    lastSeq = startSeq;
+    ready = true;
+    options.onLoaded?.({ items, ms: Math.round(performance.now() - started) });
+  }
+
+  async function catchUp(): Promise<void> {
+    for (;;) {
+      const writes = db.writeCount();
+      const [changed, gone] = await Promise.all([
+        db.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE change_seq > $1 ORDER BY change_seq LIMIT ${PAGE}`, [lastSeq]),
+        db.query<{ change_seq: string; workspace_id: string; item_id: string }>('SELECT change_seq, workspace_id, item_id FROM item_tombstones WHERE change_seq > $1 ORDER BY change_seq', [lastSeq]),
+      ]);
+      // A tombstone older than a re-insert of the same item must not remove the new version: apply in sequence order.
+      const upTo = changed.rows.length === PAGE ? Number(changed.rows[changed.rows.length - 1]!.change_seq) : Infinity;
+      for (const t of gone.rows) {
+        if (Number(t.change_seq) > upTo) break;
+        const ws = workspaces.get(t.workspace_id);
+        const current = changed.rows.find((r) => r.id === t.item_id);
+        if (ws && !(current && Number(current.change_seq) > Number(t.change_seq))) {
+          ws.retire(t.item_id);
+          ws.unlinkChanges(t.item_id);
+        }
+        lastSeq = Math.max(lastSeq, Number(t.change_seq));
+      }
+      await applyPage(changed.rows);
+      if (changed.rows.length < PAGE) {
+        seenWrites = writes;
+        return;
+      }
+    }
+  }
+
+  const loading = load().catch((err: unknown) => {
+    options.onError?.(err);
+  });
+
+  /** Applies every write committed before the call (a catch-up already running may have started before it). */
+  async function refresh(): Promise<void> {
+    for (let round = 0; round < 3 && ready && !closed && db.writeCount() !== seenWrites; round++) {
+      inFlight ??= catchUp().finally(() => {
+        inFlight = null;
+      });
+      await inFlight;
+    }
+  }
+
+  /** The model to read from now: this one once loaded and caught up, else SQL. */
+  const use = async (): Promise<boolean> => {
+    if (!ready) return false;
+    await refresh();
+    return true;
+  };
+
+  return {
+    kind: 'memory',
+    loaded: async () => {
+      await loading;
+      return ready;
+    },
+    refresh,
+
+    async stats(workspaceId): Promise<CollectionStats> {
+      if (!(await use())) return fallback.stats(workspaceId);
+      const ws = workspaces.get(workspaceId);
+      if (!ws || ws.documents === 0) return { documents: 0, avgLength: 1 };
+      return { documents: ws.documents, avgLength: ws.totalLength / ws.documents || 1 };
+    },
+
+    async postings(filter, terms): Promise<PostingsRead> {
+      if (!(await use())) return fallback.postings(filter, terms);
+      const ws = workspaces.get(filter.workspaceId);
+      const stats = ws && ws.documents > 0 ? { documents: ws.documents, avgLength: ws.totalLength / ws.documents || 1 } : { documents: 0, avgLength: 1 };
+      if (!ws) return { ...stats, lists: [], admits: () => false, itemId: () => '', docLength: () => 0 };
+      const lists = [...new Set(terms)].flatMap((t) => {
+        const i = ws.termIndex.get(t);
+        const list = i === undefined ? undefined : ws.lists[i];
+        return list && list.live > 0 ? [list] : [];
+      });
+      const predicate = itemPredicate(filter);
+      const admits = predicate
+        ? (doc: number) =>
+            ws.alive[doc] === 1 &&
+            predicate({ id: ws.ids[doc]!, source: ws.source[doc]!, type: ws.type[doc]!, occurredAt: ws.occurredAt[doc]!, actorNames: ws.actorNames[doc]! })
+        : ws.isLive;
+      return { ...stats, lists, admits, itemId: (doc) => ws.ids[doc]!, docLength: (doc) => ws.length[doc]! };
+    },
+
+    async entityMatches(filter, keys): Promise<EntityMatch[]> {
+      if (!(await use())) return fallback.entityMatches(filter, keys);
+      const ws = workspaces.get(filter.workspaceId);
+      if (!ws) return [];
+      const predicate = itemPredicate(filter);
+      const out: EntityMatch[] = [];
+      for (const key of new Set(keys)) {
+        for (const e of ws.entitiesByKey.get(key) ?? []) {
+          const entry = ws.entities[e]!;
+          if (entry.live <= 0) continue;
+          const mentions: EntityMatch['mentions'] = [];
+          entry.docs.forEach((doc, i) => {
+            if (ws.alive[doc] !== 1) return;
+            if (predicate && !predicate({ id: ws.ids[doc]!, source: ws.source[doc]!, type: ws.type[doc]!, occurredAt: ws.occurredAt[doc]!, actorNames: ws.actorNames[doc]! })) return;
+            mentions.push({ itemId: ws.ids[doc]!, confidence: entry.confidence[i]! });
+          });
+          out.push({ id: entry.id, key: entry.key, category: entry.category, itemCount: entry.live, mentions });
+        }
+      }
+      return out;
+    },
+
+    async poolRows(filter, ids): Promise<Map<string, PoolRow>> {
+      if (!(await use())) return fallback.poolRows(filter, ids);
+      const ws = workspaces.get(filter.workspaceId);
+      const out = new Map<string, PoolRow>();
+      if (!ws) return out;
+      const predicate = itemPredicate(filter);
+      for (const id of ids) {
+        const doc = ws.ordOf.get(id);
+        if (doc === undefined) continue;
+        const row = { id, source: ws.source[doc]!, type: ws.type[doc]!, occurredAt: ws.occurredAt[doc]!, actorNames: ws.actorNames[doc]! };
+        if (predicate && !predicate(row)) continue;
+        out.set(id, { id, type: row.type, occurredAt: row.occurredAt });
+      }
+      return out;
+    },
+
+    async pullRequestsOf(workspaceId, commitIds): Promise<Map<string, string>> {
+      if (!(await use())) return fallback.pullRequestsOf(workspaceId, commitIds);
+      const ws = workspaces.get(workspaceId);
+      const out = new Map<string, string>();
+      if (!ws) return out;
+      for (const commit of commitIds) {
+        let best: string | undefined;
+        for (const pr of ws.prsOf.get(commit) ?? []) if (best === undefined || pr < best) best = pr;
+        if (best !== undefined) out.set(commit, best);
+      }
+      return out;
+    },
+
+    async close() {
+      closed = true;
+      await loading;
+      await inFlight;
+      workspaces.clear();
+    },
+  };
+}
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = out.get(k);
+    if (list) list.push(row);
+    else out.set(k, [row]);
+  }
+  return out;
+}

@@ -1,0 +1,96 @@
+import type { PostingList } from './types.js';
+
+const FIELD_SHIFT: Record<string, number> = { A: 0, B: 8, C: 16, D: 24 };
+
+/** Term frequency per field from a posting's per-position weights ('A', 'B', 'C', 'D'), packed 8 bits each. */
+export function packFields(weights: readonly string[]): number {
+  const tf = [0, 0, 0, 0];
+  for (const w of weights) {
+    const shift = FIELD_SHIFT[w] ?? 24;
+    tf[shift / 8] = Math.min(255, tf[shift / 8]! + 1);
+  }
+  return (tf[0]! | (tf[1]! << 8) | (tf[2]! << 16) | (tf[3]! << 24)) >>> 0;
+}
+
+/** Term frequency of field `A`..`D` (0..3) of a packed posting. */
+export const fieldTf = (packed: number, field: 0 | 1 | 2 | 3): number => (packed >>> (field * 8)) & 0xff;
+
+/**
+ * A growable posting list: postings are appended as documents are indexed, and a replaced or deleted
+ * document's postings stay until `compact` drops them (the reader skips them by the document's
+ * liveness). `live` counts the postings of live documents: the term's document frequency.
+ */
+export class GrowingPostingList implements PostingList {
+  count = 0;
+  live = 0;
+  dead = 0;
+  docs = new Int32Array(4);
+  fields = new Uint32Array(4);
+  posStart = new Uint32Array(5);
+  positions = new Uint16Array(8);
+
+  constructor(readonly term: string) {}
+
+  get df(): number {
+    return this.live;
+  }
+
+  append(doc: number, fields: number, positions: ArrayLike<number>): void {
+    if (this.count === this.docs.length) {
+      const size = this.docs.length * 2;
+      this.docs = grow(this.docs, size, Int32Array);
+      this.fields = grow(this.fields, size, Uint32Array);
+      this.posStart = grow(this.posStart, size + 1, Uint32Array);
+    }
+    const at = this.posStart[this.count]!;
+    if (at + positions.length > this.positions.length) {
+      this.positions = grow(this.positions, Math.max(this.positions.length * 2, at + positions.length), Uint16Array);
+    }
+    for (let i = 0; i < positions.length; i++) this.positions[at + i] = Math.min(65535, positions[i]!);
+    this.docs[this.count] = doc;
+    this.fields[this.count] = fields;
+    this.count++;
+    this.posStart[this.count] = at + positions.length;
+    this.live++;
+  }
+
+  /** One of this term's documents was replaced or deleted. */
+  retire(): void {
+    this.live--;
+    this.dead++;
+  }
+
+  /** Drops the postings of documents that are no longer live, keeping order. */
+  compact(isLive: (doc: number) => boolean): void {
+    let out = 0;
+    let pos = 0;
+    for (let p = 0; p < this.count; p++) {
+      const doc = this.docs[p]!;
+      if (!isLive(doc)) continue;
+      const start = this.posStart[p]!;
+      const end = this.posStart[p + 1]!;
+      this.docs[out] = doc;
+      this.fields[out] = this.fields[p]!;
+      this.posStart[out] = pos;
+      this.positions.copyWithin(pos, start, end);
+      pos += end - start;
+      out++;
+    }
+    this.posStart[out] = pos;
+    this.count = out;
+    this.dead = 0;
+  }
+
+  /** Whether enough of the list is dead that compacting it pays. */
+  get wasteful(): boolean {
+    return this.dead > 32 && this.dead * 2 > this.count;
+  }
+}
+
+type TypedArray = Int32Array | Uint32Array | Uint16Array;
+
+function grow<T extends TypedArray>(array: T, size: number, Kind: new (n: number) => T): T {
+  const next = new Kind(size);
+  next.set(array);
+  return next;
+}

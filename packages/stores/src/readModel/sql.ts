@@ -1,0 +1,141 @@
+import type { Queryable } from '../db.js';
+import { itemFilterSql, narrowsItems } from './filterSql.js';
+import { packFields } from './postingLists.js';
+import type { CollectionStats, EntityMatch, PoolRow, PostingList, PostingsRead, SearchReadModel } from './types.js';
+
+const STATS_TTL_MS = 30_000;
+
+interface PostingRow {
+  id: string;
+  dl: number;
+  term: string;
+  positions: number[] | string;
+  weights: string[] | string;
+}
+
+const pgArray = (value: string): string[] => value.replace(/[{}]/g, '').split(',').filter(Boolean);
+
+/** The search's reads as SQL over the system of record: any Postgres, any number of processes. */
+export function createSqlReadModel(db: Queryable): SearchReadModel {
+  const statsCache = new Map<string, { at: number; stats: CollectionStats }>();
+
+  async function stats(workspaceId: string): Promise<CollectionStats> {
+    const hit = statsCache.get(workspaceId);
+    if (hit && Date.now() - hit.at < STATS_TTL_MS) return hit.stats;
+    const res = await db.query<{ n: string; avg: string | null }>('SELECT count(*) AS n, avg(lexical_length) AS avg FROM items WHERE workspace_id = $1', [workspaceId]);
+    const value = { documents: Number(res.rows[0]?.n ?? 0), avgLength: Number(res.rows[0]?.avg ?? 1) || 1 };
+    statsCache.set(workspaceId, { at: Date.now(), stats: value });
+    return value;
+  }
+
+  return {
+    kind: 'sql',
+    stats,
+
+    async postings(filter, terms) {
+      const collection = await stats(filter.workspaceId);
+      const ids: string[] = [];
+      const lengths: number[] = [];
+      const ordinal = new Map<string, number>();
+      const read: PostingsRead = { ...collection, lists: [], admits: () => true, itemId: (doc) => ids[doc]!, docLength: (doc) => lengths[doc]! };
+      if (terms.length === 0) return read;
+      const dfRes = await db.query<{ term: string; df: number }>('SELECT term, df FROM lexicon WHERE workspace_id = $1 AND term = ANY($2::text[])', [filter.workspaceId, terms]);
+      const present = dfRes.rows.filter((r) => r.df > 0);
+      if (present.length === 0) return read;
+      const where = itemFilterSql(filter, 3);
+      const narrowed = narrowsItems(filter);
+      const res = await db.query<PostingRow>(
+        narrowed
+          ? `SELECT p.item_id AS id, p.dl, p.term, p.positions, p.weights FROM postings p JOIN items i ON i.id = p.item_id
+             WHERE p.workspace_id = $1 AND p.term = ANY($2::text[]) AND ${where.sql}`
+          : 'SELECT item_id AS id, dl, term, positions, weights FROM postings WHERE workspace_id = $1 AND term = ANY($2::text[])',
+        narrowed ? [filter.workspaceId, present.map((r) => r.term), ...where.params] : [filter.workspaceId, present.map((r) => r.term)],
+      );
+      // Ordinals in order of first appearance; each term's postings in ascending ordinal, as the in-memory index keeps them.
+      for (const r of res.rows) {
+        if (ordinal.has(r.id)) continue;
+        ordinal.set(r.id, ids.length);
+        ids.push(r.id);
+        lengths.push(r.dl);
+      }
+      const byTerm = new Map<string, PostingRow[]>();
+      for (const row of res.rows) {
+        const list = byTerm.get(row.term) ?? [];
+        list.push(row);
+        byTerm.set(row.term, list);
+      }
+      for (const { term, df } of present) {
+        const rows = (byTerm.get(term) ?? []).sort((x, y) => ordinal.get(x.id)! - ordinal.get(y.id)!);
+        const positionLists = rows.map((r) => (typeof r.positions === 'string' ? pgArray(r.positions).map(Number) : r.positions.map(Number)));
+        const list: PostingList = {
+          term,
+          df: Number(df),
+          count: rows.length,
+          docs: new Int32Array(rows.length),
+          fields: new Uint32Array(rows.length),
+          posStart: new Uint32Array(rows.length + 1),
+          positions: new Uint16Array(positionLists.reduce((a, p) => a + p.length, 0)),
+        };
+        let at = 0;
+        rows.forEach((r, p) => {
+          list.docs[p] = ordinal.get(r.id)!;
+          list.fields[p] = packFields(typeof r.weights === 'string' ? pgArray(r.weights) : r.weights);
+          list.posStart[p] = at;
+          for (const x of positionLists[p]!) list.positions[at++] = x;
+        });
+        list.posStart[rows.length] = at;
+        read.lists.push(list);
+      }
+      return read;
+    },
+
+    async entityMatches(filter, keys) {
+      if (keys.length === 0) return [];
+      const known = await db.query<{ id: string; key: string; category: string; item_count: number }>(
+        'SELECT id, key, category, item_count FROM entities WHERE workspace_id = $1 AND key = ANY($2::text[])',
+        [filter.workspaceId, keys],
+      );
+      if (known.rows.length === 0) return [];
+      const where = itemFilterSql(filter, 2);
+      const narrowed = narrowsItems(filter);
+      const ids = known.rows.map((r) => String(r.id));
+      const rows = await db.query<{ id: string; entity_id: string; confidence: number }>(
+        narrowed
+          ? `SELECT m.item_id AS id, m.entity_id, m.confidence FROM entity_mentions m JOIN items i ON i.id = m.item_id
+             WHERE m.entity_id = ANY($1::bigint[]) AND ${where.sql}`
+          : 'SELECT item_id AS id, entity_id, confidence FROM entity_mentions WHERE entity_id = ANY($1::bigint[])',
+        narrowed ? [ids, ...where.params] : [ids],
+      );
+      const byEntity = new Map<string, EntityMatch>(
+        known.rows.map((r) => [String(r.id), { id: String(r.id), key: r.key, category: r.category, itemCount: Number(r.item_count), mentions: [] }]),
+      );
+      for (const r of rows.rows) byEntity.get(String(r.entity_id))?.mentions.push({ itemId: r.id, confidence: Number(r.confidence) });
+      return [...byEntity.values()];
+    },
+
+    async poolRows(filter, ids) {
+      if (ids.length === 0) return new Map();
+      const where = itemFilterSql(filter, 2);
+      const res = await db.query<{ id: string; type: string; occurred_at: Date | string }>(
+        `SELECT i.id, i.type, i.occurred_at FROM items i WHERE i.id = ANY($1::text[]) AND ${where.sql}`,
+        [ids, ...where.params],
+      );
+      return new Map(res.rows.map((r): [string, PoolRow] => [r.id, { id: r.id, type: r.type, occurredAt: new Date(r.occurred_at).getTime() }]));
+    },
+
+    async pullRequestsOf(_workspaceId, commitIds) {
+      const prOf = new Map<string, string>();
+      if (commitIds.length === 0) return prOf;
+      // The indexer orients every commit_pr edge from the pull request to the commit.
+      const edges = await db.query<{ commit_id: string; pr_id: string }>(
+        `SELECT target_id AS commit_id, source_id AS pr_id FROM edges WHERE type = 'commit_pr' AND target_id = ANY($1::text[])`,
+        [commitIds],
+      );
+      for (const e of edges.rows) if (!prOf.has(e.commit_id) || e.pr_id < prOf.get(e.commit_id)!) prOf.set(e.commit_id, e.pr_id);
+      return prOf;
+    },
+
+    refresh: async () => undefined,
+    close: async () => undefined,
+  };
+}

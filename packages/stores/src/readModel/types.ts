@@ -1,0 +1,78 @@
+import type { VectorFilter } from '../vector/types.js';
+
+/** Filters every retrieval read applies inside the read, never after a top-k cut (the vector store's shape). */
+export type ItemFilter = VectorFilter;
+
+/** Collection statistics BM25 needs. */
+export interface CollectionStats {
+  documents: number;
+  avgLength: number;
+}
+
+/**
+ * One query term's postings, columnar: posting `p` is document `docs[p]` (an ordinal of the read that
+ * returned it), with its term frequency per field packed in `fields[p]` (title A in bits 0-7, body B in
+ * 8-15, paths and labels C in 16-23, other D in 24-31; each saturating at 255) and its token positions
+ * `positions[posStart[p] .. posStart[p + 1])`. Only postings `0 .. count` are meaningful, in ascending
+ * document order.
+ */
+export interface PostingList {
+  term: string;
+  /** Documents of the workspace holding the term (unfiltered): the idf's document frequency. */
+  df: number;
+  count: number;
+  docs: Int32Array;
+  fields: Uint32Array;
+  posStart: Uint32Array;
+  positions: Uint16Array;
+}
+
+/**
+ * The postings of a query's terms. `admits(doc)` says whether a posting's document counts: it passes
+ * the filter and is the current version of its item (an in-memory index keeps a replaced item's postings
+ * until it compacts them). Ordinals are only meaningful within one result.
+ */
+export interface PostingsRead extends CollectionStats {
+  lists: PostingList[];
+  admits(doc: number): boolean;
+  itemId(doc: number): string;
+  docLength(doc: number): number;
+}
+
+/** A known entity the query names, and the items that mention it (filtered). */
+export interface EntityMatch {
+  id: string;
+  key: string;
+  category: string;
+  /** Items of the workspace that mention it (unfiltered): the idf's document frequency. */
+  itemCount: number;
+  mentions: { itemId: string; confidence: number }[];
+}
+
+/** What fusion needs of a pooled item. */
+export interface PoolRow {
+  id: string;
+  type: string;
+  occurredAt: number;
+}
+
+/**
+ * The reads the search's first stage makes, by retrieval path. Two implementations: SQL over the
+ * system of record (any Postgres), and an in-memory index kept in step with it through the items'
+ * change feed (the embedded default, where this process owns the database).
+ */
+export interface SearchReadModel {
+  readonly kind: 'sql' | 'memory';
+  stats(workspaceId: string): Promise<CollectionStats>;
+  /** Postings of these terms (documents that pass the filter, or every document: `admits` filters). */
+  postings(filter: ItemFilter, terms: readonly string[]): Promise<PostingsRead>;
+  /** Known entities with these keys, with the filtered items that mention each. */
+  entityMatches(filter: ItemFilter, keys: readonly string[]): Promise<EntityMatch[]>;
+  /** Id, type and date of the items of `ids` that pass the filter. */
+  poolRows(filter: ItemFilter, ids: readonly string[]): Promise<Map<string, PoolRow>>;
+  /** The pull request of each of these commits that has one (the lowest id when several). */
+  pullRequestsOf(workspaceId: string, commitIds: readonly string[]): Promise<Map<string, string>>;
+  /** Brings an in-memory index up to date with every committed write (no-op for SQL). */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}

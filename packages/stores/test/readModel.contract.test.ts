@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  applyLexiconChange,
+  createMemoryReadModel,
+  createSqlReadModel,
+  fieldTf,
+  getItemState,
+  replaceItemEdges,
+  replaceItemEntities,
+  upsertItem,
+  type Db,
+  type ItemFilter,
+  type ItemRow,
+  type SearchReadModel,
+} from '../src/index.js';
+import { databaseBackends, openTestDatabase, randomSuffix, testWorkspace } from '../src/testing/index.js';
+
+interface Doc {
+  n: number;
+  type?: string;
+  title: string;
+  body: string;
+  files?: string;
+  actors?: string[];
+  at?: string;
+  entities?: { category: string; key: string; confidence: number }[];
+}
+
+/** Writes an item as the indexer does: row and postings, lexicon, entities (one transaction). */
+async function write(db: Db, workspaceId: string, doc: Doc, prefix: string): Promise<string> {
+  const id = `${prefix}-${doc.n}`;
+  const item: ItemRow = {
+    id,
+    workspaceId,
+    connectionId: null,
+    source: 'github',
+    type: doc.type ?? 'pull_request',
+    externalId: id,
+    url: `https://example.test/${id}`,
+    title: doc.title,
+    content: doc.body,
+    snippet: doc.body.slice(0, 50),
+    container: null,
+    state: null,
+    labels: [],
+    files: [],
+    actorNames: doc.actors ?? [],
+    metadata: {},
+    occurredAt: doc.at ?? '2026-01-01T00:00:00Z',
+    sourceUpdatedAt: '2026-01-01T00:00:00Z',
+    contentHash: `${doc.title}|${doc.body}|${doc.files ?? ''}`,
+  };
+  const length = `${doc.title} ${doc.body} ${doc.files ?? ''}`.split(/\s+/).filter(Boolean).length;
+  await db.transaction(async (tx) => {
+    const before = (await getItemState(tx, id))?.terms ?? [];
+    const terms = await upsertItem(tx, item, { title: doc.title, body: doc.body, other: doc.files ?? '', length });
+    await applyLexiconChange(tx, workspaceId, before, terms);
+    await replaceItemEntities(tx, { workspaceId, itemId: id, entities: doc.entities ?? [] });
+  });
+  return id;
+}
+
+/** A read model's answers in a form two implementations can be compared by. */
+async function snapshot(read: SearchReadModel, filter: ItemFilter, terms: string[], keys: string[], ids: string[]) {
+  const postings = await read.postings(filter, terms);
+  const lists = postings.lists
+    .map((l) => ({
+      term: l.term,
+      df: l.df,
+      postings: [...Array(l.count).keys()]
+        .filter((p) => postings.admits(l.docs[p]!))
+        .map((p) => ({
+          item: postings.itemId(l.docs[p]!),
+          length: postings.docLength(l.docs[p]!),
+          title: fieldTf(l.fields[p]!, 0),
+          body: fieldTf(l.fields[p]!, 1),
+          other: fieldTf(l.fields[p]!, 2),
+          positions: [...l.positions.subarray(l.posStart[p]!, l.posStart[p + 1]!)],
+        }))
+        .sort((a, b) => (a.item < b.item ? -1 : 1)),
+    }))
+    .filter((l) => l.df > 0)
+    .sort((a, b) => (a.term < b.term ? -1 : 1));
+  const entities = (await read.entityMatches(filter, keys))
+    .filter((e) => e.itemCount > 0)
+    .map((e) => ({ key: e.key, category: e.category, itemCount: e.itemCount, mentions: [...e.mentions].sort((a, b) => (a.itemId < b.itemId ? -1 : 1)) }))
+    .sort((a, b) => (a.key + a.category < b.key + b.category ? -1 : 1));
+  const rows = [...(await read.poolRows(filter, ids)).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const prs = [...(await read.pullRequestsOf(filter.workspaceId, ids))].sort();
+  const stats = await read.stats(filter.workspaceId);
+  return { documents: postings.documents, avgLength: Number(postings.avgLength.toFixed(6)), lists, entities, rows, prs, statsDocs: stats.documents };
+}
+
+describe.each(databaseBackends())('search read model on $name: the in-memory index answers as SQL does', ({ url }) => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await openTestDatabase(url);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('after loading, after new items, updates and deletes, and under every filter', async () => {
+    const ws = await testWorkspace(db, 'readmodel');
+    const other = await testWorkspace(db, 'readmodel-other');
+    const p = `rm${randomSuffix()}`;
+    const sql = createSqlReadModel(db);
+    const ids: string[] = [];
+    const docs: Doc[] = [
+      { n: 1, title: 'fix decorators printer', body: 'decorators before export keep their comments', files: 'src/printer decorators', actors: ['alice'], entities: [{ category: 'keyword', key: 'decorators', confidence: 0.9 }] },
+      { n: 2, type: 'commit', title: 'fix decorators', body: 'squash of the decorators fix', actors: ['bob'], at: '2025-06-01T00:00:00Z', entities: [{ category: 'keyword', key: 'decorators', confidence: 0.6 }] },
+      { n: 3, title: 'yaml comments lost', body: 'comments in yaml front matter were lost lost lost', actors: ['carol'], entities: [{ category: 'language', key: 'yaml', confidence: 1 }] },
+    ];
+    for (const d of docs) ids.push(await write(db, ws, d, p));
+    await write(db, other, { n: 9, title: 'decorators elsewhere', body: 'another workspace' }, p);
+    await db.transaction((tx) => replaceItemEdges(tx, { workspaceId: ws, itemId: ids[1]!, edges: [{ sourceId: ids[0]!, targetId: ids[1]!, type: 'commit_pr', linkingKey: 'sha', confidence: 1 }] }));
+
+    // Loaded from what is already there.
+    const memory = createMemoryReadModel(db, sql);
+    expect(await memory.loaded()).toBe(true);
+    const terms = ['decorators', 'fix', 'comments', 'yaml', 'lost', 'printer', 'missing'];
+    const keys = ['decorators', 'yaml', 'nothing'];
+    const filters: ItemFilter[] = [
+      { workspaceId: ws },
+      { workspaceId: ws, types: ['commit'] },
+      { workspaceId: ws, actorNames: ['alice', 'carol'] },
+      { workspaceId: ws, from: '2025-12-01T00:00:00Z' },
+      { workspaceId: ws, excludeItemIds: [ids[0]!] },
+    ];
+    // `countsKept`: the SQL model reads document frequencies from counters the indexer keeps; a raw delete
+    // (as a cascade does) leaves them behind, while the in-memory index counts what is there.
+    const compare = async (label: string, countsKept = true) => {
+      const counts = (x: Awaited<ReturnType<typeof snapshot>>) =>
+        countsKept ? x : { ...x, lists: x.lists.filter((l) => l.postings.length > 0).map((l) => ({ ...l, df: 0 })), entities: x.entities.map((e) => ({ ...e, itemCount: 0 })) };
+      for (const filter of filters) {
+        const expected = await snapshot(createSqlReadModel(db), filter, terms, keys, [...ids, 'nope']);
+        expect(counts(await snapshot(memory, filter, terms, keys, [...ids, 'nope'])), `${label} ${JSON.stringify(filter)}`).toEqual(counts(expected));
+      }
+    };
+    await compare('loaded');
+    const first = await snapshot(memory, { workspaceId: ws }, terms, keys, ids);
+    expect(first.lists.find((l) => l.term === 'decorators')?.postings.map((x) => x.item)).toEqual([ids[0], ids[1]]);
+    expect(first.prs).toEqual([[ids[1], ids[0]]]);
+
+    // A new item, then an update that changes its words, are read on the next read.
+    ids.push(await write(db, ws, { n: 4, title: 'markdown lists', body: 'nested lists in markdown', entities: [{ category: 'language', key: 'markdown', confidence: 1 }] }, p));
+    await compare('after an insert');
+    await write(db, ws, { n: 4, title: 'markdown decorators', body: 'decorators in markdown code', entities: [{ category: 'keyword', key: 'decorators', confidence: 0.5 }] }, p);
+    await compare('after an update');
+    const updated = await snapshot(memory, { workspaceId: ws }, ['lists', 'decorators'], keys, ids);
+    expect(updated.lists.map((l) => l.term)).toEqual(['decorators']);
+    expect(updated.entities.find((e) => e.key === 'decorators')?.itemCount).toBe(3);
+
+    // A deleted item leaves every read, its change links too.
+    await db.query('DELETE FROM items WHERE id = $1', [ids[0]]);
+    await compare('after a delete', false);
+    const afterDelete = await snapshot(memory, { workspaceId: ws }, ['decorators'], ['decorators'], ids);
+    expect(afterDelete.lists[0]!.df).toBe(2);
+    expect(afterDelete.entities[0]!.itemCount).toBe(2);
+    expect((await memory.pullRequestsOf(ws, ids)).size).toBe(0);
+    expect((await memory.stats(ws)).documents).toBe(3);
+    await memory.close();
+  });
+
+  it('re-reads an item re-indexed many times without growing what a search reads', async () => {
+    const ws = await testWorkspace(db, 'readmodel-churn');
+    const p = `churn${randomSuffix()}`;
+    const sql = createSqlReadModel(db);
+    const memory = createMemoryReadModel(db, sql);
+    expect(await memory.loaded()).toBe(true);
+    for (let round = 0; round < 80; round++) {
+      await write(db, ws, { n: 1, title: `release ${round}`, body: `notes for release ${round} release` }, p);
+      if (round % 20 === 0) await memory.refresh();
+    }
+    const read = await memory.postings({ workspaceId: ws }, ['release']);
+    const list = read.lists[0]!;
+    expect(list.df).toBe(1);
+    // Replaced versions are dropped from the list once they are most of it.
+    expect(list.count).toBeLessThan(40);
+    expect(await snapshot(memory, { workspaceId: ws }, ['release', 'notes', '79'], [], [])).toEqual(await snapshot(createSqlReadModel(db), { workspaceId: ws }, ['release', 'notes', '79'], [], []));
+    await memory.close();
+  });
+});
