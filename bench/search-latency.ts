@@ -1,11 +1,13 @@
 /**
  * `npx tsx bench/search-latency.ts --index <copy of an Engram data dir holding the dataset> [--mode fast|balanced]
- *   [--only lexical|vector|entity|cluster|actor] [--queries 80] [--workspace <id>]`
+ *   [--only lexical|vector|entity|cluster|actor] [--queries 80] [--workspace <id>] [--read memory|sql|both]`
  *
  * In-process search latency on a full index: the first `--queries` dev queries (after 10 warm-up
  * queries), limit 10, through the search service as the API builds it (learned reranker for
  * `balanced`, the runtime's query embedder). Prints mean and p50 of the wall time and of every
  * `latency` field the service reports. `--only` runs one retrieval path, to see what each costs alone.
+ * `--read both` runs the same queries through the first stage's SQL read model and its in-memory one,
+ * alternating per query, and prints the ratio (same process, same load).
  * PGlite has one owner: point it at a copy of a data dir that no server has open.
  */
 import { resolve } from 'node:path';
@@ -13,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { openFirstStageRuntime } from './runtime.js';
 import { createSearchService, PATH_NAMES, type PathName } from '../packages/search/src/index.js';
 import { createLearnedReranker } from '../packages/search/src/rank/learned.js';
-import { listWorkspaces, refreshPlannerStats } from '../packages/stores/src/index.js';
+import { createSqlReadModel, listWorkspaces, openSearchReadModel, refreshPlannerStats } from '../packages/stores/src/index.js';
 import { loadDataset, splitQueries } from './eval/dataset.js';
 
 const { values: args } = parseArgs({
@@ -24,6 +26,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     queries: { type: 'string', default: '80' },
     workspace: { type: 'string' },
+    read: { type: 'string', default: 'memory' },
   },
 });
 if (!args.index) throw new Error('--index <data dir> is required');
@@ -36,25 +39,46 @@ try {
   const workspaceId = args.workspace ?? (await listWorkspaces(runtime.db))[0]!.id;
   // As the server does when it starts its jobs (PGlite runs no autovacuum).
   await refreshPlannerStats(runtime.db);
-  const service = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.queryEmbedder, reranker: createLearnedReranker() });
+  const reads = args.read === 'both' ? ['sql', 'memory'] : [args.read === 'sql' ? 'sql' : 'memory'];
+  const memory = openSearchReadModel(runtime.db, { memory: true });
+  const loadStart = performance.now();
+  if (reads.includes('memory') && !(await memory.loaded())) throw new Error('the in-memory read model did not load');
+  console.log(`in-memory read model loaded in ${(performance.now() - loadStart).toFixed(0)} ms; rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+  const services = Object.fromEntries(
+    reads.map((r) => [r, createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.queryEmbedder, reranker: createLearnedReranker(), read: r === 'sql' ? createSqlReadModel(runtime.db) : memory })]),
+  );
   const queries = splitQueries((await loadDataset(resolve(args.data))).queries, 'dev').slice(0, Number(args.queries));
   const options = only ? { disablePaths: PATH_NAMES.filter((p) => p !== only) } : {};
-  const run = (query: string) => service.search(workspaceId, { query, limit: 10, offset: 0, mode, includeContext: false, includeHighlights: false }, options);
+  const run = (read: string, query: string) => services[read]!.search(workspaceId, { query, limit: 10, offset: 0, mode, includeContext: false, includeHighlights: false }, options);
   // The vector mirror loads in the background when the store opens: let it finish, then warm up.
   await new Promise((done) => setTimeout(done, 3000));
-  for (const q of queries.slice(0, 10)) await run(q.query);
-  const samples: Record<string, number[]> = { wall: [] };
+  for (const read of reads) for (const q of queries.slice(0, 10)) await run(read, q.query);
+  const samples: Record<string, Record<string, number[]>> = Object.fromEntries(reads.map((r) => [r, { wall: [] }]));
+  const same: boolean[] = [];
   for (const q of queries) {
-    const started = performance.now();
-    const outcome = await run(q.query);
-    samples.wall!.push(performance.now() - started);
-    for (const [k, v] of Object.entries(outcome.latency)) if (typeof v === 'number') (samples[k] ??= []).push(v);
+    const ids: string[][] = [];
+    for (const read of reads) {
+      const started = performance.now();
+      const outcome = await run(read, q.query);
+      samples[read]!.wall!.push(performance.now() - started);
+      for (const [k, v] of Object.entries(outcome.latency)) if (typeof v === 'number') (samples[read]![k] ??= []).push(v);
+      ids.push(outcome.results.map((r) => r.id));
+    }
+    if (ids.length === 2) same.push(JSON.stringify(ids[0]) === JSON.stringify(ids[1]));
   }
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
   const p50 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`${queries.length} dev queries, mode ${mode}${only ? `, ${only} path only` : ''}, limit 10 (ms)`);
-  console.log('| field | mean | p50 |\n| --- | --- | --- |');
-  for (const [k, xs] of Object.entries(samples)) if (mean(xs) > 0) console.log(`| ${k} | ${mean(xs).toFixed(1)} | ${p50(xs).toFixed(1)} |`);
+  console.log(`${queries.length} dev queries, mode ${mode}${only ? `, ${only} path only` : ''}, limit 10 (ms); load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(`| field | ${reads.map((r) => `${r} mean | ${r} p50`).join(' | ')}${reads.length === 2 ? ' | p50 ratio sql/memory' : ''} |`);
+  console.log(`| --- | ${reads.map(() => '--- | ---').join(' | ')}${reads.length === 2 ? ' | ---' : ''} |`);
+  for (const k of Object.keys(samples[reads[0]!]!)) {
+    const cols = reads.map((r) => samples[r]![k] ?? [0]);
+    if (cols.every((xs) => mean(xs) === 0)) continue;
+    const ratio = reads.length === 2 ? ` | ${(p50(cols[0]!) / Math.max(0.01, p50(cols[1]!))).toFixed(2)}x` : '';
+    console.log(`| ${k} | ${cols.map((xs) => `${mean(xs).toFixed(1)} | ${p50(xs).toFixed(1)}`).join(' | ')}${ratio} |`);
+  }
+  if (same.length) console.log(`same first page from both read models: ${same.filter(Boolean).length}/${same.length} queries`);
+  console.log(`rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
 } finally {
   await runtime.close();
 }

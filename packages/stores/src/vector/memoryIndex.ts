@@ -1,6 +1,7 @@
+import { exactSearch, MetricKind, type Matches } from 'usearch';
 import type { VectorFilter, VectorHit, VectorRecord } from './types.js';
 
-/** A chunk as the memory index holds it: its filter fields and its vector scaled to unit length. */
+/** A chunk as the memory index holds it: its filter fields and its row in its workspace's matrix. */
 interface Entry {
   id: string;
   itemId: string;
@@ -9,7 +10,7 @@ interface Entry {
   type: string;
   occurredAt: number;
   actorNames: readonly string[];
-  unit: Float32Array;
+  row: number;
 }
 
 /** Row of a pgvector table as `load` reads it (`embedding::text` is pgvector's `[x,y,...]`). */
@@ -34,44 +35,91 @@ function toUnit(vector: ArrayLike<number>): Float32Array | null {
   return out;
 }
 
+/** Below this many chunks a workspace is scored in JavaScript; above it, by usearch's native SIMD scan. */
+const NATIVE_MIN_ROWS = 4_096;
+
+/** One workspace's unit vectors, one contiguous row-major matrix (rows swap-removed), and their entries. */
+class WorkspaceMatrix {
+  data: Float32Array;
+  readonly entries: Entry[] = [];
+
+  constructor(readonly dims: number) {
+    this.data = new Float32Array(dims * 256);
+  }
+
+  get rows(): number {
+    return this.entries.length;
+  }
+
+  push(entry: Entry, unit: Float32Array): void {
+    const row = this.entries.length;
+    if ((row + 1) * this.dims > this.data.length) {
+      const next = new Float32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data.set(unit, row * this.dims);
+    entry.row = row;
+    this.entries.push(entry);
+  }
+
+  /** Removes a row by moving the last row into its place. */
+  remove(entry: Entry): void {
+    const last = this.entries.pop()!;
+    if (last !== entry) {
+      this.data.copyWithin(entry.row * this.dims, last.row * this.dims, (last.row + 1) * this.dims);
+      last.row = entry.row;
+      this.entries[entry.row] = last;
+    }
+  }
+
+  dot(row: number, query: Float32Array): number {
+    return dotProduct(this.data, row * this.dims, query);
+  }
+}
+
 /**
  * An exact, in-memory mirror of one pgvector table for the embedded database (PGlite), where pgvector
- * runs as WebAssembly: scoring every chunk in JavaScript is faster than the SQL scan there, and exact
- * (9,425 chunks of 512 dims: about 8 ms a search against 50; loading, about 1 s once). Only a store that
- * is the table's sole writer may use it: PGlite has one owner process, and the store applies each write
- * here after the SQL write succeeds. Search gives what the SQL search gives (cosine similarity of each
- * item's best chunk, filtered the same way), without the SQL path's over-fetch cap.
+ * runs as WebAssembly: scoring every chunk here is faster than the SQL scan there, and exact. Each
+ * workspace's vectors sit in one contiguous matrix: an unfiltered search scans it with usearch's native
+ * SIMD kernel (about 3.5x the JavaScript loop), a filtered one scores the rows that pass the filter in
+ * JavaScript. Only a store that is the table's sole writer may use it: PGlite has one owner process,
+ * and the store applies each write here after the SQL write succeeds. Search gives what the SQL search
+ * gives (cosine similarity of each item's best chunk, filtered the same way), without the SQL path's
+ * over-fetch cap.
  */
 export function createMemoryIndex() {
-  const entries: Entry[] = [];
-  const position = new Map<string, number>();
+  const workspaces = new Map<string, WorkspaceMatrix>();
+  const position = new Map<string, Entry>();
   /** Chunk ids of each (workspace, item), so deleting an item does not scan every chunk. */
   const chunksOf = new Map<string, Set<string>>();
   const itemKey = (workspaceId: string, itemId: string): string => `${workspaceId}\u0000${itemId}`;
 
   const remove = (id: string): void => {
-    const at = position.get(id);
-    if (at === undefined) return;
-    const gone = entries[at]!;
+    const gone = position.get(id);
+    if (!gone) return;
+    position.delete(id);
     const key = itemKey(gone.workspaceId, gone.itemId);
     const chunks = chunksOf.get(key);
     chunks?.delete(id);
     if (chunks?.size === 0) chunksOf.delete(key);
-    const last = entries.pop()!;
-    position.delete(id);
-    if (at < entries.length) {
-      entries[at] = last;
-      position.set(last.id, at);
-    }
+    workspaces.get(gone.workspaceId)?.remove(gone);
   };
 
-  const put = (entry: Omit<Entry, 'unit'>, vector: ArrayLike<number>): void => {
+  const put = (entry: Omit<Entry, 'row'>, vector: ArrayLike<number>): void => {
     const unit = toUnit(vector);
     remove(entry.id);
     // A zero vector has no direction (pgvector's cosine distance is NaN for it): it never matches.
     if (!unit) return;
-    position.set(entry.id, entries.length);
-    entries.push({ ...entry, unit });
+    let matrix = workspaces.get(entry.workspaceId);
+    if (!matrix || (matrix.dims !== unit.length && matrix.rows === 0)) {
+      matrix = new WorkspaceMatrix(unit.length);
+      workspaces.set(entry.workspaceId, matrix);
+    }
+    if (matrix.dims !== unit.length) return;
+    const full: Entry = { ...entry, row: -1 };
+    matrix.push(full, unit);
+    position.set(entry.id, full);
     const key = itemKey(entry.workspaceId, entry.itemId);
     const chunks = chunksOf.get(key) ?? new Set<string>();
     chunks.add(entry.id);
@@ -80,7 +128,7 @@ export function createMemoryIndex() {
 
   return {
     get size(): number {
-      return entries.length;
+      return position.size;
     },
     load(rows: readonly StoredChunk[]): void {
       for (const r of rows) {
@@ -100,7 +148,10 @@ export function createMemoryIndex() {
     },
     search(vector: readonly number[], filter: VectorFilter, k: number): VectorHit[] {
       const query = toUnit(vector);
-      if (!query || k <= 0) return [];
+      const matrix = workspaces.get(filter.workspaceId);
+      if (!query || k <= 0 || !matrix || matrix.dims !== query.length) return [];
+      const narrowed = Boolean(filter.sources?.length || filter.types?.length || filter.actorNames?.length || filter.from || filter.to || filter.excludeItemIds?.length);
+      if (!narrowed && matrix.rows >= NATIVE_MIN_ROWS) return nativeSearch(matrix, query, k);
       const sources = filter.sources?.length ? new Set(filter.sources) : null;
       const types = filter.types?.length ? new Set(filter.types) : null;
       const actors = filter.actorNames?.length ? new Set(filter.actorNames) : null;
@@ -108,16 +159,13 @@ export function createMemoryIndex() {
       const to = filter.to ? Date.parse(filter.to) : Infinity;
       const excluded = filter.excludeItemIds?.length ? new Set(filter.excludeItemIds) : null;
       const best = new Map<string, number>();
-      const dims = query.length;
-      for (const e of entries) {
-        if (e.workspaceId !== filter.workspaceId) continue;
+      for (const e of matrix.entries) {
         if (sources && !sources.has(e.source)) continue;
         if (types && !types.has(e.type)) continue;
         if (e.occurredAt < from || e.occurredAt > to) continue;
         if (actors && !e.actorNames.some((a) => actors.has(a))) continue;
         if (excluded?.has(e.itemId)) continue;
-        if (e.unit.length !== dims) continue;
-        const dot = dotProduct(e.unit, query);
+        const dot = matrix.dot(e.row, query);
         const previous = best.get(e.itemId);
         if (previous === undefined || dot > previous) best.set(e.itemId, dot);
       }
@@ -126,22 +174,41 @@ export function createMemoryIndex() {
   };
 }
 
+/**
+ * The k best items of an unfiltered workspace by the native scan: it returns the best chunks, and an
+ * item may have several, so it asks for more chunks until k distinct items are found (or all are).
+ */
+function nativeSearch(matrix: WorkspaceMatrix, query: Float32Array, k: number): VectorHit[] {
+  const rows = matrix.rows;
+  for (let want = Math.min(rows, Math.ceil(k * 1.5)); ; want = Math.min(rows, want * 4)) {
+    const found = exactSearch(matrix.data.subarray(0, rows * matrix.dims), query, matrix.dims, want, MetricKind.IP) as Matches;
+    const best = new Map<string, number>();
+    for (let i = 0; i < found.keys.length; i++) {
+      const entry = matrix.entries[Number(found.keys[i]!)]!;
+      const similarity = 1 - found.distances[i]!;
+      const previous = best.get(entry.itemId);
+      if (previous === undefined || similarity > previous) best.set(entry.itemId, similarity);
+    }
+    if (best.size >= k || want >= rows) return topK(best, k);
+  }
+}
+
 export type MemoryIndex = ReturnType<typeof createMemoryIndex>;
 
-/** Dot product of two equal-length vectors, four lanes at a time. */
-function dotProduct(a: Float32Array, b: Float32Array): number {
+/** Dot product of the row of `a` at `offset` with `b`, four lanes at a time. */
+function dotProduct(a: Float32Array, offset: number, b: Float32Array): number {
   let s0 = 0;
   let s1 = 0;
   let s2 = 0;
   let s3 = 0;
-  const n = a.length - (a.length % 4);
+  const n = b.length - (b.length % 4);
   for (let i = 0; i < n; i += 4) {
-    s0 += a[i]! * b[i]!;
-    s1 += a[i + 1]! * b[i + 1]!;
-    s2 += a[i + 2]! * b[i + 2]!;
-    s3 += a[i + 3]! * b[i + 3]!;
+    s0 += a[offset + i]! * b[i]!;
+    s1 += a[offset + i + 1]! * b[i + 1]!;
+    s2 += a[offset + i + 2]! * b[i + 2]!;
+    s3 += a[offset + i + 3]! * b[i + 3]!;
   }
-  for (let i = n; i < a.length; i++) s0 += a[i]! * b[i]!;
+  for (let i = n; i < b.length; i++) s0 += a[offset + i]! * b[i]!;
   return s0 + s1 + s2 + s3;
 }
 

@@ -13,6 +13,8 @@ const literal = (v: number[]): string => `[${v.join(',')}]`;
 
 /** Above this many chunks the embedded store searches with SQL instead of its memory index (4 KB a 1,024-dim chunk). */
 export const MEMORY_INDEX_MAX_CHUNKS = 250_000;
+/** Chunks read per statement when the mirror loads. */
+const LOAD_PAGE = 2_000;
 
 export interface PgVectorOptions {
   ownsDb?: boolean;
@@ -57,8 +59,18 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
       const count = await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${t}`);
       if (Number(count.rows[0]?.n ?? 0) > MEMORY_INDEX_MAX_CHUNKS) return null;
       const index = createMemoryIndex();
-      const rows = await db.query<StoredChunk>(`SELECT id, item_id, workspace_id, source, type, occurred_at, actor_names, embedding::text AS embedding FROM ${t}`);
-      index.load(rows.rows);
+      // In pages, yielding between them: one statement over every chunk held the database (and the
+      // event loop, on PGlite) for seconds at 100k chunks. A write during the load is applied after it.
+      for (let after = ''; ; ) {
+        const page = await db.query<StoredChunk>(
+          `SELECT id, item_id, workspace_id, source, type, occurred_at, actor_names, embedding::text AS embedding FROM ${t} WHERE id > $1 ORDER BY id LIMIT ${LOAD_PAGE}`,
+          [after],
+        );
+        index.load(page.rows);
+        if (page.rows.length < LOAD_PAGE) break;
+        after = page.rows[page.rows.length - 1]!.id;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       if (table === t) ready = index;
       return index;
     })().catch(() => {

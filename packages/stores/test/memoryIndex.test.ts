@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryIndex } from '../src/vector/memoryIndex.js';
+
+/** A seeded generator, so a failure is reproducible. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s ^ (s >>> 15), 2246822507) + 0x6d2b79f5) >>> 0;
+    s = Math.imul(s ^ (s >>> 13), 3266489909) >>> 0;
+    return ((s ^ (s >>> 16)) >>> 0) / 2 ** 32 - 0.5;
+  };
+}
+
+describe('vector memory index', () => {
+  const dims = 32;
+  const next = random(42);
+  const vector = () => Array.from({ length: dims }, next);
+  const index = createMemoryIndex();
+  const records: { id: string; itemId: string; vector: number[] }[] = [];
+  // 3,300 items, a third with a second chunk (4,400 rows): above the size where the native scan takes over.
+  for (let i = 0; i < 3300; i++) {
+    records.push({ id: `item${i}`, itemId: `item${i}`, vector: vector() });
+    if (i % 3 === 0) records.push({ id: `item${i}#1`, itemId: `item${i}`, vector: vector() });
+  }
+  index.upsert(records.map((r) => ({ ...r, workspaceId: 'w', source: 'github', type: i(r.itemId) % 2 ? 'commit' : 'pull_request', occurredAt: '2026-01-01T00:00:00Z', actorNames: [] })));
+  function i(id: string): number {
+    return Number(id.replace(/\D/g, ''));
+  }
+  const cosine = (a: number[], b: number[]) => {
+    let d = 0;
+    let na = 0;
+    let nb = 0;
+    for (let x = 0; x < a.length; x++) {
+      d += a[x]! * b[x]!;
+      na += a[x]! ** 2;
+      nb += b[x]! ** 2;
+    }
+    return d / Math.sqrt(na * nb);
+  };
+  const bruteForce = (q: number[], k: number, keep: (itemId: string) => boolean = () => true) => {
+    const best = new Map<string, number>();
+    for (const r of records) if (keep(r.itemId)) best.set(r.itemId, Math.max(best.get(r.itemId) ?? -2, cosine(q, r.vector)));
+    return [...best].sort((a, b) => b[1] - a[1]).slice(0, k).map(([id]) => id);
+  };
+
+  it('finds the exact best items by their best chunk, unfiltered (native scan) and filtered', () => {
+    for (let t = 0; t < 5; t++) {
+      const q = vector();
+      expect(index.search(q, { workspaceId: 'w' }, 50).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
+      expect(index.search(q, { workspaceId: 'w', types: ['commit'] }, 20).map((h) => h.itemId)).toEqual(bruteForce(q, 20, (id) => i(id) % 2 === 1));
+    }
+  });
+
+  it('forgets deleted items and keeps the rest exact after the rows move', () => {
+    index.deleteItems('w', ['item0', 'item3', 'item2999']);
+    const q = records.find((r) => r.id === 'item3')!.vector;
+    const hits = index.search(q, { workspaceId: 'w' }, 10).map((h) => h.itemId);
+    expect(hits).not.toContain('item3');
+    const remaining = records.filter((r) => !['item0', 'item3', 'item2999'].includes(r.itemId));
+    records.length = 0;
+    records.push(...remaining);
+    expect(hits).toEqual(bruteForce(q, 10));
+    expect(index.search(q, { workspaceId: 'other' }, 10)).toEqual([]);
+  });
+});
