@@ -8,6 +8,7 @@ import {
   migrate,
   openDatabase,
   openVectorStore,
+  pingDatabase,
   type Db,
   type SecretBox,
   type VectorStore,
@@ -91,10 +92,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
     modelChanged: collection.modelChanged,
     async ready() {
       if (draining) return false;
-      const ok = await db.query('SELECT 1').then(
-        () => true,
-        () => false,
-      );
+      const ok = await pingDatabase(db);
       return ok && (await vectors.healthy());
     },
     markDraining() {

@@ -1,0 +1,4 @@
+export * from './similar.js';
+export * from './enrichment.js';
+export * from './graph.js';
+export * from './contents.js';
