@@ -16,8 +16,6 @@ import { emptyPath, type PathResult } from './paths/types.js';
 import { vectorPath } from './paths/vector.js';
 import type { Candidate, Reranker } from './rank/types.js';
 import { lexemes } from '@engram/text';
-import { findSimilar, type FindSimilarOutcome } from './findSimilar.js';
-import type { FindSimilarRequest, SourceEvent } from '@engram/contracts';
 import { topicOf } from './queryText.js';
 
 export interface QueryEmbedder {
@@ -210,14 +208,6 @@ export function createSearchService(deps: SearchDeps) {
 
   return {
     search,
-    /** Items like a given one (by id, or by URL: indexed, or fetched through a connection on the fly). */
-    findSimilar(
-      workspaceId: string,
-      request: FindSimilarRequest,
-      options: { fetchByUrl?: (url: string, signal?: AbortSignal) => Promise<SourceEvent | null> } = {},
-    ): Promise<FindSimilarOutcome> {
-      return findSimilar({ db: deps.db, vectors: deps.vectors, embedder: deps.embedder, stats, fetchByUrl: options.fetchByUrl }, workspaceId, request);
-    },
   };
 }
 export type SearchService = ReturnType<typeof createSearchService>;
