@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractEntities } from './extractEntities.js';
-import { hasPrettierData, readJson, titleAndBody, toEntityInput, type RestItem } from './prettierCorpus.js';
+import { hasPrettierData, readJson, titleAndBody, toEntityInput, type RestItem } from '../testing/prettierCorpus.js';
 import { pathAreas } from './paths.js';
 import type { EntityInput, ExtractedEntity } from './types.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasPrettierData, readJson, titleAndBody, type Link, type RestItem } from './prettierCorpus.js';
+import { hasPrettierData, readJson, titleAndBody, type Link, type RestItem } from '../testing/prettierCorpus.js';
 import { extractTextRefs, normalizeTitleKey, squashMergeNumber } from './textRefs.js';
 
 const ctx = { repo: 'prettier/prettier' };
