@@ -72,6 +72,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
         else if (e.outcome === 'retry') logger.warn(line, 'job will retry');
         else logger.debug(line, 'job completed');
       },
+      onError: (e) => logger.error({ job: e.name, jobId: e.jobId, kind: e.kind, err: e.error }, 'queue error'),
     },
   });
   const secretBox = createSecretBox(await loadSecretKey({ dataDir: config.dataDir, fromEnv: config.secretKey }));
