@@ -1,5 +1,18 @@
+import { readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/**
+ * SQL text lives in packages/stores only (repositories and read models). A string or template literal
+ * that reads as SQL anywhere else in product code fails lint. Tests and test helpers may seed and
+ * inspect tables directly. Files still being moved are listed in scripts/sql-allowlist.txt.
+ */
+const SQL = String.raw`\b(SELECT\s+[\w*'(]|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|CREATE\s+(UNIQUE\s+)?(TABLE|INDEX|EXTENSION)|ALTER\s+TABLE|DROP\s+(TABLE|INDEX)|TRUNCATE\s|ANALYZE\b|VACUUM\b|FOR\s+UPDATE)`;
+const SQL_MESSAGE = 'SQL belongs in packages/stores (a repository or read model); call it from there';
+const sqlAllowlist = readFileSync(new URL('./scripts/sql-allowlist.txt', import.meta.url), 'utf8')
+  .split('\n')
+  .map((line) => line.trim())
+  .filter((line) => line && !line.startsWith('#'));
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '.data/**', 'bench/results/**', '**/dist/**'] },
@@ -18,6 +31,17 @@ export default tseslint.config(
     ignores: ['packages/*/src/testing/**', '**/*.test.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'packages take configuration as arguments; read process.env in services only' }],
+    },
+  },
+  {
+    files: ['packages/*/src/**/*.ts', 'services/*/src/**/*.ts'],
+    ignores: ['packages/stores/**', '**/*.test.ts', '**/testing/**', ...sqlAllowlist],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: `Literal[value=/${SQL}/]`, message: SQL_MESSAGE },
+        { selector: `TemplateElement[value.raw=/${SQL}/]`, message: SQL_MESSAGE },
+      ],
     },
   },
 );

@@ -14,10 +14,10 @@ import { parseArgs } from 'node:util';
 import { createPgVectorStore, openDatabase, migrate, createWorkspace, sha256 } from '../packages/stores/src/index.js';
 import { assignCluster, recluster, DEFAULT_FEATURE_SPACE, DEFAULT_PARTITION } from '../packages/indexer/src/clusters/index.js';
 import { refreshExpertise } from '../packages/indexer/src/actors/expertise.js';
-import { insertFixtureItem, actorIdOf } from '../packages/indexer/src/clusters/testing.js';
+import { insertFixtureItem, actorIdOf } from '../packages/indexer/src/testing/clusterFixtures.js';
 import { centroidsFor, nearestCluster } from '../packages/indexer/src/clusters/centroidCache.js';
 import { createOfflineEmbedder, OFFLINE_MODEL } from '../packages/indexer/src/embeddings/index.js';
-import { PRETTIER_DATA, readJson, titleAndBody, type Link, type RestItem } from '../packages/indexer/src/entities/prettierCorpus.js';
+import { PRETTIER_DATA, readJson, titleAndBody, type Link, type RestItem } from '../packages/indexer/src/testing/prettierCorpus.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -1,48 +1,130 @@
-// Dependency direction is one way: services -> packages -> contracts. Fails on a cycle or an upward import.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// The dependency rules of the workspaces, checked by `npm run lint`:
+//  1. layers: a workspace imports only workspaces of a lower layer (LAYERS below);
+//  2. declared: every @engram/* a workspace imports is in its package.json `dependencies` (imports from
+//     tests only may be in `devDependencies`);
+//  3. exports: every path a package.json `exports` names exists;
+//  4. no import cycle between the files of one workspace (relative imports, `import type` included:
+//     a type-only cycle is still two files that cannot be understood apart).
+// Prints every problem and exits 1 when there is one.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const pkgs = new Map();
+
+/** Lowest first. A workspace may import only from a strictly lower layer. */
+const LAYERS = [
+  ['@engram/contracts', '@engram/text'],
+  ['@engram/stores', '@engram/queue', '@engram/sdk'],
+  ['@engram/connectors', '@engram/indexer'],
+  ['@engram/search'],
+  ['@engram/runtime'],
+  ['@engram/api', '@engram/worker', '@engram/cli'],
+];
+const layerOf = new Map(LAYERS.flatMap((names, i) => names.map((n) => [n, i])));
+
+const IMPORT = /(?:^|[\s;])(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
+
+function tsFiles(dir) {
+  if (!existsSync(dir)) return [];
+  const out = [];
+  for (const f of readdirSync(dir)) {
+    const full = join(dir, f);
+    if (f === 'node_modules') continue;
+    if (statSync(full).isDirectory()) out.push(...tsFiles(full));
+    else if (f.endsWith('.ts') && !f.endsWith('.d.ts')) out.push(full);
+  }
+  return out;
+}
+
+const isTestFile = (file) => /\.test\.ts$/.test(file) || /\/(test|testing)\//.test(file);
+
+function importsOf(file) {
+  const text = readFileSync(file, 'utf8');
+  const out = [];
+  for (const m of text.matchAll(IMPORT)) out.push(m[2] ?? m[3]);
+  return out.filter(Boolean);
+}
+
+/** `./x.js` -> the .ts file it names inside the workspace, or null (a package or an asset). */
+function resolveRelative(from, spec) {
+  if (!spec.startsWith('.')) return null;
+  const base = resolve(dirname(from), spec);
+  for (const candidate of [base.replace(/\.js$/, '.ts'), `${base}.ts`, join(base, 'index.ts')]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return null;
+}
+
+const workspaces = [];
 for (const dir of ['packages', 'services']) {
   for (const d of readdirSync(join(root, dir))) {
-    const src = join(root, dir, d, 'src');
-    try { statSync(src); } catch { continue; }
-    const name = JSON.parse(readFileSync(join(root, dir, d, 'package.json'), 'utf8')).name;
-    const imports = new Set();
-    const walk = (p) => {
-      for (const f of readdirSync(p)) {
-        const full = join(p, f);
-        if (statSync(full).isDirectory()) walk(full);
-        else if (f.endsWith('.ts') && !f.endsWith('.test.ts')) {
-          for (const m of readFileSync(full, 'utf8').matchAll(/from\s+'(@engram\/[a-z-]+)/g)) imports.add(m[1]);
-        }
-      }
-    };
-    walk(src);
-    pkgs.set(name, { dir, imports });
+    const pkgFile = join(root, dir, d, 'package.json');
+    if (!existsSync(pkgFile)) continue;
+    workspaces.push({ dir: join(root, dir, d), pkg: JSON.parse(readFileSync(pkgFile, 'utf8')) });
   }
 }
+
 const problems = [];
-for (const [name, { dir, imports }] of pkgs) {
-  for (const dep of imports) {
-    if (dep === name) continue;
-    const target = pkgs.get(dep);
-    if (!target) continue;
-    if (dir === 'packages' && target.dir === 'services') problems.push(`${name} imports service ${dep}`);
-    if (dir === 'services' && target.dir === 'services') problems.push(`${name} imports service ${dep}`);
-    if (name === '@engram/contracts') problems.push(`contracts imports ${dep}`);
+const rel = (p) => relative(root, p);
+
+for (const { dir, pkg } of workspaces) {
+  const name = pkg.name;
+  const layer = layerOf.get(name);
+  if (layer === undefined) problems.push(`${name}: not in a layer; add it to LAYERS in scripts/check-deps.mjs`);
+  const deps = new Set(Object.keys(pkg.dependencies ?? {}));
+  const devDeps = new Set(Object.keys(pkg.devDependencies ?? {}));
+  const files = [...tsFiles(join(dir, 'src')), ...tsFiles(join(dir, 'test'))];
+
+  // 1 and 2: workspace imports.
+  for (const file of files) {
+    for (const spec of importsOf(file)) {
+      const m = /^(@engram\/[a-z-]+)/.exec(spec);
+      if (!m || m[1] === name) continue;
+      const dep = m[1];
+      const test = isTestFile(file);
+      if (!test && layer !== undefined && layerOf.has(dep) && layerOf.get(dep) >= layer) {
+        problems.push(`${rel(file)}: ${name} (layer ${layer}) imports ${dep} (layer ${layerOf.get(dep)}); imports go down the layers only`);
+      }
+      if (!deps.has(dep) && !(test && devDeps.has(dep))) {
+        problems.push(`${rel(file)}: imports ${dep}, which ${name}'s package.json does not declare (add "${dep}": "*" to ${test ? 'devDependencies' : 'dependencies'})`);
+      }
+    }
   }
+
+  // 3: exports exist.
+  const exportsField = typeof pkg.exports === 'string' ? { '.': pkg.exports } : (pkg.exports ?? {});
+  for (const [subpath, target] of Object.entries(exportsField)) {
+    const path = typeof target === 'string' ? target : (target?.import ?? target?.default);
+    if (typeof path === 'string' && !existsSync(join(dir, path))) problems.push(`${name}: exports "${subpath}" -> ${path}, which does not exist`);
+  }
+
+  // 4: no cycle between the workspace's own files.
+  const graph = new Map(files.map((f) => [f, importsOf(f).map((s) => resolveRelative(f, s)).filter((t) => t && t.startsWith(dir))]));
+  const state = new Map(); // 1 = on the current path, 2 = done
+  const stack = [];
+  const reported = new Set();
+  const visit = (f) => {
+    state.set(f, 1);
+    stack.push(f);
+    for (const t of graph.get(f) ?? []) {
+      if (state.get(t) === 1) {
+        const cycle = [...stack.slice(stack.indexOf(t)), t].map(rel);
+        const key = [...cycle].sort().join();
+        if (!reported.has(key)) {
+          reported.add(key);
+          problems.push(`import cycle: ${cycle.join(' -> ')}`);
+        }
+      } else if (!state.has(t)) visit(t);
+    }
+    stack.pop();
+    state.set(f, 2);
+  };
+  for (const f of graph.keys()) if (!state.has(f)) visit(f);
 }
-// cycle check between packages
-const visiting = new Set(), done = new Set();
-const visit = (n, path) => {
-  if (done.has(n)) return;
-  if (visiting.has(n)) { problems.push(`cycle: ${[...path, n].join(' -> ')}`); return; }
-  visiting.add(n);
-  for (const d of pkgs.get(n)?.imports ?? []) if (d !== n && pkgs.has(d)) visit(d, [...path, n]);
-  visiting.delete(n); done.add(n);
-};
-for (const n of pkgs.keys()) visit(n, []);
-if (problems.length) { console.error(problems.join('\n')); process.exit(1); }
-console.log(`dependency check: ${pkgs.size} workspaces, no cycles, direction services -> packages -> contracts`);
+
+if (problems.length) {
+  console.error(problems.join('\n'));
+  console.error(`dependency check: ${problems.length} problem(s)`);
+  process.exit(1);
+}
+console.log(`dependency check: ${workspaces.length} workspaces; layers, declared dependencies, exports and file cycles ok`);

@@ -76,6 +76,24 @@ export function linkKind(link: Link): string {
   return link.type === 'references_pr' && link.relation === 'revert' ? 'reverts' : link.type;
 }
 
+/**
+ * Documents the evaluation's queries were written from: prettier's changelog, its unreleased changelog
+ * entries and its release blog posts. A corpus holding them would hold the answers' own wording, so the
+ * harness keeps them out of what it imports. (The product syncs them like any document: users search
+ * their changelog.) Paths are repository-relative.
+ */
+export function isQuerySourceDocument(path: string): boolean {
+  return /(^|\/)changelog\.md$/i.test(path) || path.startsWith('changelog_unreleased/') || path.startsWith('website/blog/');
+}
+
+/** The corpus objects the evaluation may import: everything but query-source documents. */
+export function evalCorpus<T>(objects: readonly T[]): T[] {
+  return objects.filter((o) => {
+    const d = o as { type?: unknown; path?: unknown };
+    return !(d.type === 'document' && typeof d.path === 'string' && isQuerySourceDocument(d.path));
+  });
+}
+
 export interface Dataset {
   corpus: CorpusItem[];
   queries: Query[];

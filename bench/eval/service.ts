@@ -6,7 +6,10 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { datasetIdFromUrl } from './dataset.js';
+import { readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { datasetIdFromUrl, evalCorpus } from './dataset.js';
 import type { FindSimilar } from './findsimilar.js';
 import type { Related, RelatedEdge } from './related.js';
 import type { SearchSystem } from './run.js';
@@ -58,12 +61,25 @@ export interface WorkspaceAccess {
   key: string;
 }
 
+/**
+ * The corpus file to import: `corpusFile` itself, or a copy without the documents the queries were written
+ * from (`evalCorpus`) when it holds any. The github-prettier corpus holds pull requests and commits only.
+ */
+async function withoutQuerySources(corpusFile: string): Promise<string> {
+  const objects = JSON.parse(await readFile(corpusFile, 'utf8')) as unknown[];
+  const kept = evalCorpus(objects);
+  if (kept.length === objects.length) return corpusFile;
+  const copy = join(tmpdir(), `engram-eval-corpus-${process.pid}.json`);
+  await writeFile(copy, JSON.stringify(kept));
+  return copy;
+}
+
 /** A new workspace and key, with the corpus imported and indexed (`--wait`). */
 export async function importDataset(engram: EmbeddedEngram, repoRoot: string, corpusFile: string, repo = 'prettier/prettier'): Promise<WorkspaceAccess & { imported: Record<string, unknown> }> {
   const workspace = await engramCli(engram, repoRoot, ['workspace', 'create', '--name', `eval-${Date.now()}`]);
   const workspaceId = String(workspace.id);
   const key = String((await engramCli(engram, repoRoot, ['key', 'create', '--workspace', workspaceId])).key);
-  const imported = await engramCli(engram, repoRoot, ['import', 'github', '--workspace', workspaceId, '--repo', repo, '--file', corpusFile, '--wait']);
+  const imported = await engramCli(engram, repoRoot, ['import', 'github', '--workspace', workspaceId, '--repo', repo, '--file', await withoutQuerySources(corpusFile), '--wait']);
   await reclustered(engram, repoRoot);
   return { url: engram.url, workspaceId, key, imported };
 }

@@ -87,6 +87,10 @@ export const SearchResponseA = z.object({
     mode: z.string().describe('The mode that actually ran.'),
     /** Mode the client asked for, when a different one ran (e.g. `thorough` without an LLM). */
     requestedMode: z.string().optional().describe('Present when the mode that ran differs from the one requested.'),
+    fallbackReason: z
+      .enum(['llm-failed', 'no-llm', 'no-reranker', 'no-candidates'])
+      .optional()
+      .describe('With requestedMode: why the requested mode did not run (the LLM call failed, no LLM or reranker configured, nothing to rerank).'),
     paths: SearchPaths,
   }),
   latency: SearchLatency,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgVectorStore, type Db, type VectorStore } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
 import { assignCluster, recluster } from '../src/clusters/index.js';
-import { insertFixtureItem } from '../src/clusters/testing.js';
+import { insertFixtureItem } from '../src/testing/clusterFixtures.js';
 
 /**
  * Sentence embeddings are anisotropic: every vector shares a strong common direction, so two items of

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgVectorStore, type Db, type VectorStore } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
 import { assignCluster, recluster } from '../src/clusters/index.js';
-import { insertFixtureItem, type FixtureItem } from '../src/clusters/testing.js';
+import { insertFixtureItem, type FixtureItem } from '../src/testing/clusterFixtures.js';
 
 const DIMENSIONS = 32;
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
 import { refreshExpertise } from '../src/actors/expertise.js';
-import { actorIdOf, insertFixtureItem, type FixtureItem } from '../src/clusters/testing.js';
+import { actorIdOf, insertFixtureItem, type FixtureItem } from '../src/testing/clusterFixtures.js';
 
 let db: Db;
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { Queue, UnrecoverableError, Worker, type ConnectionOptions } from 'bullmq';
 import type { JobName, JobPayload } from './catalog.js';
 import { jobCatalog, jobNames } from './catalog.js';
+import { createObservers } from './observers.js';
 import { runJob } from './run.js';
 import type { EnqueueOptions, JobHandlers, JobQueue, QueueDepth, QueueObserver } from './types.js';
 import { PermanentJobError } from './types.js';
@@ -25,8 +26,17 @@ function connectionFromUrl(url: string): ConnectionOptions {
 export function createBullQueue(redisUrl: string, options: { prefix?: string; observer?: QueueObserver } = {}): JobQueue {
   const connection = connectionFromUrl(redisUrl);
   const prefix = options.prefix ?? 'engram';
-  const queues = new Map<JobName, Queue>(jobNames.map((n) => [n, new Queue(n, { connection, prefix })]));
   const workers: Worker[] = [];
+  const observers = createObservers(options.observer);
+  const observer = observers.observer;
+  const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+  const queues = new Map<JobName, Queue>(
+    jobNames.map((n) => {
+      const q = new Queue(n, { connection, prefix });
+      q.on('error', (err) => observer.onError({ name: n, kind: 'queue', error: message(err) }));
+      return [n, q];
+    }),
+  );
 
   const jobOptions = (name: JobName, o: EnqueueOptions = {}) => {
     const spec = jobCatalog[name];
@@ -39,6 +49,15 @@ export function createBullQueue(redisUrl: string, options: { prefix?: string; ob
       removeOnFail: { age: 7 * 24 * 3600 },
     };
   };
+
+  async function counts(): Promise<Record<JobName, QueueDepth>> {
+    const out = {} as Record<JobName, QueueDepth>;
+    for (const [name, q] of queues) {
+      const c = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized');
+      out[name] = { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0), active: c.active ?? 0, delayed: c.delayed ?? 0, failed: c.failed ?? 0, completed: c.completed ?? 0 };
+    }
+    return out;
+  }
 
   const queue: JobQueue = {
     kind: 'bullmq',
@@ -59,7 +78,7 @@ export function createBullQueue(redisUrl: string, options: { prefix?: string; ob
           name,
           async (job) => {
             try {
-              await runJob(name, job.data, handler as never, { jobId: job.id ?? '', attempt: job.attemptsMade + 1, maxAttempts: spec.attempts }, options.observer);
+              await runJob(name, job.data, handler as never, { jobId: job.id ?? '', attempt: job.attemptsMade + 1, maxAttempts: spec.attempts }, observer);
             } catch (err) {
               if (err instanceof PermanentJobError) throw new UnrecoverableError(err.message);
               throw err;
@@ -67,7 +86,9 @@ export function createBullQueue(redisUrl: string, options: { prefix?: string; ob
           },
           { connection, prefix, concurrency: spec.concurrency, lockDuration: Math.min(spec.timeoutMs, 5 * 60_000) },
         );
-        worker.on('error', () => undefined);
+        // Faults no handler run sees (a lost connection, a job whose lock was lost): reported, never thrown.
+        worker.on('error', (err) => observer.onError({ name, kind: 'worker', error: message(err) }));
+        worker.on('stalled', (jobId) => observer.onError({ name, jobId, kind: 'stalled', error: `job ${jobId} stalled: its lock expired and it will run again` }));
         workers.push(worker);
       }
     },
@@ -78,16 +99,14 @@ export function createBullQueue(redisUrl: string, options: { prefix?: string; ob
       for (const q of queues.values()) await q.removeJobScheduler(key);
     },
     async depths() {
-      const out = {} as Record<JobName, QueueDepth>;
-      for (const [name, q] of queues) {
-        const c = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized');
-        out[name] = { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0), active: c.active ?? 0, delayed: c.delayed ?? 0, failed: c.failed ?? 0, completed: c.completed ?? 0 };
-      }
+      const out = await counts();
+      observer.onDepth(out);
       return out;
     },
+    observe: (o) => observers.add(o),
     async idle() {
       for (;;) {
-        const d = await queue.depths();
+        const d = await counts();
         if (Object.values(d).every((x) => x.waiting + x.active + x.delayed === 0)) return;
         await new Promise((r) => setTimeout(r, 100));
       }

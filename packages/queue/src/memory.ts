@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import type { JobName, JobPayload } from './catalog.js';
 import { backoffDelay, jobCatalog, jobNames } from './catalog.js';
+import { createObservers } from './observers.js';
 import { runJob } from './run.js';
 import type { EnqueueOptions, JobHandlers, JobQueue, QueueDepth, QueueObserver } from './types.js';
 import { PermanentJobError } from './types.js';
@@ -17,7 +18,9 @@ interface Pending {
  * concurrency as BullMQ, without Redis. Jobs live in memory; durability comes from the database
  * (staged events are re-enqueued at start-up until indexed, cursors resume where they stopped).
  */
-export function createMemoryQueue(observer?: QueueObserver): JobQueue {
+export function createMemoryQueue(initialObserver?: QueueObserver): JobQueue {
+  const observers = createObservers(initialObserver);
+  const observer = observers.observer;
   const lanes = new Map<JobName, PQueue>(jobNames.map((n) => [n, new PQueue({ concurrency: jobCatalog[n].concurrency, autoStart: false })]));
   const live = new Set<string>(); // waiting, delayed or running job ids
   // Completed job ids are remembered for an hour (up to 10,000), as BullMQ keeps completed jobs: a job
@@ -109,8 +112,11 @@ export function createMemoryQueue(observer?: QueueObserver): JobQueue {
       schedules.delete(key);
     },
     async depths() {
-      return Object.fromEntries(jobNames.map((n) => [n, { ...depth(n) }])) as Record<JobName, QueueDepth>;
+      const out = Object.fromEntries(jobNames.map((n) => [n, { ...depth(n) }])) as Record<JobName, QueueDepth>;
+      observer.onDepth(out);
+      return out;
     },
+    observe: (o) => observers.add(o),
     async idle() {
       for (;;) {
         const busy = jobNames.some((n) => depth(n).waiting + depth(n).active + depth(n).delayed > 0);

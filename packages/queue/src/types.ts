@@ -50,10 +50,30 @@ export interface JobQueue {
   depths(): Promise<Record<JobName, QueueDepth>>;
   /** Resolves when no job is waiting, delayed or running (in-process queue; polls BullMQ). */
   idle(): Promise<void>;
+  /** Adds an observer (metrics, tests) beside the one the queue was opened with; returns its removal. */
+  observe(observer: QueueObserver): () => void;
   /** Stops taking jobs, waits for running ones (up to the deadline), then disconnects. */
   close(deadlineMs?: number): Promise<void>;
 }
 
+/** A queue-level fault outside any one handler run: a lost Redis connection, a stalled or lock-lost job. */
+export interface QueueErrorEvent {
+  /** The job kind whose worker reported it (absent for a queue-wide fault). */
+  name?: JobName;
+  jobId?: string;
+  kind: 'queue' | 'worker' | 'stalled';
+  error: string;
+}
+
+/**
+ * Hooks for logs and metrics; every member is optional and an observer that throws never breaks a job.
+ * - `onJob`: once per handler run, with its outcome and duration (both backends);
+ * - `onDepth`: each time `depths()` is read, with the counts it returns (poll it to export gauges);
+ * - `onError`: worker and stall faults that no handler run saw (BullMQ; never on the in-process queue).
+ * Pass one to `openQueue`, or attach more later with `JobQueue.observe`.
+ */
 export interface QueueObserver {
   onJob?(event: JobEvent): void;
+  onDepth?(depths: Record<JobName, QueueDepth>): void;
+  onError?(event: QueueErrorEvent): void;
 }

@@ -44,6 +44,25 @@ describe.each(backends)('queue contract: $name', ({ open }) => {
     expect(seen.sort()).toEqual(['a', 'b', 'c']);
   });
 
+  it('reports to observers attached later (jobs and depths read); an observer that throws breaks nothing', async () => {
+    const queue = start();
+    const jobs: string[] = [];
+    const depths: number[] = [];
+    queue.observe({ onJob: () => { throw new Error('observer fault'); } });
+    const stop = queue.observe({ onJob: (e) => void jobs.push(`${e.jobId}:${e.outcome}`), onDepth: (d) => void depths.push(d['index.event'].completed) });
+    queue.process({ 'index.event': async () => undefined });
+    await queue.enqueue('index.event', payload('o1'), { jobId: 'obs1' });
+    await queue.idle();
+    const read = await queue.depths();
+    expect(jobs).toEqual([expect.stringMatching(/^obs1:completed$/)]);
+    expect(events.map((e) => e.outcome)).toEqual(['completed']);
+    expect(depths).toEqual([read['index.event'].completed]);
+    stop();
+    await queue.enqueue('index.event', payload('o2'), { jobId: 'obs2' });
+    await queue.idle();
+    expect(jobs).toHaveLength(1);
+  });
+
   it('collapses jobs with the same id while the first is pending', async () => {
     const queue = start();
     const seen: string[] = [];

@@ -8,6 +8,7 @@ import {
   migrate,
   openDatabase,
   openVectorStore,
+  pingDatabase,
   type Db,
   type SecretBox,
   type VectorStore,
@@ -71,6 +72,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
         else if (e.outcome === 'retry') logger.warn(line, 'job will retry');
         else logger.debug(line, 'job completed');
       },
+      onError: (e) => logger.error({ job: e.name, jobId: e.jobId, kind: e.kind, err: e.error }, 'queue error'),
     },
   });
   const secretBox = createSecretBox(await loadSecretKey({ dataDir: config.dataDir, fromEnv: config.secretKey }));
@@ -91,10 +93,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
     modelChanged: collection.modelChanged,
     async ready() {
       if (draining) return false;
-      const ok = await db.query('SELECT 1').then(
-        () => true,
-        () => false,
-      );
+      const ok = await pingDatabase(db);
       return ok && (await vectors.healthy());
     },
     markDraining() {

@@ -1,6 +1,6 @@
 /** Batch fetch of content items by id: partial success, never leaking another workspace's items. */
 import type { ContentItem } from '@engram/contracts';
-import type { Queryable } from '@engram/stores';
+import { contentRows, type ContentRow, type Queryable } from '@engram/stores';
 import { previewOf } from './preview.js';
 
 export interface ContentsResult {
@@ -12,25 +12,8 @@ export interface ContentsResult {
 
 const CONTENT_ID = /^(doc|obs)_[A-Za-z0-9_-]+$/;
 
-interface Row {
-  id: string;
-  title: string | null;
-  url: string;
-  snippet: string;
-  content: string;
-  source: string;
-  type: string;
-  occurred_at: Date | string;
-  container: string | null;
-  state: string | null;
-  labels: string[];
-  files: string[];
-  actor_names: string[];
-  metadata: Record<string, unknown> | null;
-}
-
 /** Metadata: the provider metadata plus the item's container, state, labels, files and actors when set. */
-function metadataOf(row: Row): Record<string, unknown> {
+function metadataOf(row: ContentRow): Record<string, unknown> {
   const out: Record<string, unknown> = { ...(row.metadata ?? {}) };
   if (row.container) out.container = row.container;
   if (row.state) out.state = row.state;
@@ -40,7 +23,7 @@ function metadataOf(row: Row): Record<string, unknown> {
   return out;
 }
 
-export function toContentItem(row: Row): ContentItem {
+export function toContentItem(row: ContentRow): ContentItem {
   return {
     id: row.id,
     title: row.title,
@@ -60,12 +43,7 @@ export async function getContents(db: Queryable, workspaceId: string, ids: reado
   const wellFormed = unique.filter((id) => CONTENT_ID.test(id));
   const found = new Map<string, ContentItem>();
   if (wellFormed.length > 0) {
-    const res = await db.query<Row>(
-      `SELECT id, title, url, snippet, content, source, type, occurred_at, container, state, labels, files, actor_names, metadata
-       FROM items WHERE workspace_id = $1 AND id = ANY($2::text[])`,
-      [workspaceId, wellFormed],
-    );
-    for (const row of res.rows) found.set(row.id, toContentItem(row));
+    for (const row of await contentRows(db, workspaceId, wellFormed)) found.set(row.id, toContentItem(row));
   }
   const items: ContentItem[] = [];
   const missing: string[] = [];

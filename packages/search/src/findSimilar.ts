@@ -1,5 +1,5 @@
-import type { FindSimilarRequest, SourceEvent } from '@engram/contracts';
-import type { Db, SearchReadModel, VectorStore } from '@engram/stores';
+import { NotFoundError, type FindSimilarRequest, type SourceEvent } from '@engram/contracts';
+import { clusterIdsOf, clusterSummary, entityKeysOf, findItemId, linkedItemIds, type Db, type SearchReadModel, type VectorStore } from '@engram/stores';
 import { loadFiltered, loadItems } from './candidates.js';
 import { toItemFilter } from './filters.js';
 import { lexicalPath, DEFAULT_LEXICAL } from './paths/lexical.js';
@@ -17,13 +17,6 @@ import { lexemes } from '@engram/text';
  * A duplicate (all factors ~1) scores >= 0.90, matching the spec's bands.
  */
 export const SIMILARITY_WEIGHTS = { vector: 0.45, entity: 0.15, title: 0.3, cluster: 0.05, link: 0.05 } as const;
-
-export class NotFoundError extends Error {
-  constructor(readonly resource: string) {
-    super(`${resource} not found`);
-    this.name = 'NotFoundError';
-  }
-}
 
 export interface SimilarItem {
   id: string;
@@ -78,24 +71,20 @@ interface SourceInfo {
 }
 
 async function resolveSource(deps: FindSimilarDeps, workspaceId: string, request: FindSimilarRequest): Promise<SourceInfo> {
-  const byId = request.id
-    ? await deps.db.query<{ id: string }>('SELECT id FROM items WHERE workspace_id = $1 AND id = $2', [workspaceId, request.id])
-    : await deps.db.query<{ id: string }>('SELECT id FROM items WHERE workspace_id = $1 AND url = $2 ORDER BY id LIMIT 1', [workspaceId, request.url]);
-  const id = byId.rows[0]?.id;
+  const id = await findItemId(deps.db, workspaceId, request.id ? { id: request.id } : { url: request.url! });
   if (id) {
     const row = (await loadItems(deps.db, workspaceId, [id])).get(id)!;
     const stored = (await deps.vectors.getVectors(workspaceId, [id])).get(id);
     const vector = stored ?? (await deps.embedder.embed([`${row.title ?? ''}\n${row.content}`]))[0]!;
-    const ents = await deps.db.query<{ k: string }>(
-      `SELECT e.category || ':' || e.key AS k FROM entity_mentions m JOIN entities e ON e.id = m.entity_id WHERE m.item_id = $1 AND e.category <> 'person'`,
-      [id],
-    );
-    const cluster = await deps.db.query<{ cluster_id: string }>('SELECT cluster_id FROM cluster_members WHERE item_id = $1', [id]);
-    return { id, title: row.title ?? '', type: row.type, source: row.source, vector, entities: new Set(ents.rows.map((r) => r.k)), clusterId: cluster.rows[0]?.cluster_id ?? null, found: Boolean(stored), generated: !stored };
+    const entities = (await entityKeysOf(deps.db, [id])).get(id) ?? new Set<string>();
+    const clusterId = (await clusterIdsOf(deps.db, [id])).get(id) ?? null;
+    return { id, title: row.title ?? '', type: row.type, source: row.source, vector, entities, clusterId, found: Boolean(stored), generated: !stored };
   }
-  if (request.id || !request.url || !deps.fetchByUrl) throw new NotFoundError('item');
+  if (request.id) throw new NotFoundError('item', `no item ${JSON.stringify(request.id)} in this workspace`);
+  const unresolvable = () => new NotFoundError('item', 'the url is neither indexed nor fetchable through a connection of this workspace');
+  if (!request.url || !deps.fetchByUrl) throw unresolvable();
   const event = await deps.fetchByUrl(request.url);
-  if (!event) throw new NotFoundError('item');
+  if (!event) throw unresolvable();
   const vector = (await deps.embedder.embed([`${event.title ?? ''}\n${event.body}`]))[0]!;
   return { id: null, title: event.title ?? event.url, type: event.type, source: event.source, vector, entities: new Set(), clusterId: null, found: false, generated: true };
 }
@@ -107,25 +96,15 @@ export async function findSimilar(deps: FindSimilarDeps, workspaceId: string, re
   const filter = toItemFilter(workspaceId, request.filters, exclude);
   if (request.sameSourceOnly) filter.sources = filter.sources ? filter.sources.filter((s) => s === src.source) : [src.source];
   // The same change under another id (a PR and its squash commit) is not "similar": it is the item itself.
-  const sameChange = src.id
-    ? (await deps.db.query<{ other: string }>(
-        `SELECT CASE WHEN source_id = $1 THEN target_id ELSE source_id END AS other FROM edges WHERE type = 'commit_pr' AND (source_id = $1 OR target_id = $1)`,
-        [src.id],
-      )).rows.map((r) => r.other)
-    : [];
+  const sameChange = src.id ? await linkedItemIds(deps.db, src.id, 'sameChange') : [];
   filter.excludeItemIds = [...exclude, ...sameChange];
 
   const [hits, lexical, links] = await Promise.all([
     deps.vectors.search(src.vector, filter, 100),
     lexicalPath(deps.read, filter, lexemes(src.title.replace(DECORATION, ' ')), { ...DEFAULT_LEXICAL, candidates: 300 }),
-    src.id
-      ? deps.db.query<{ other: string }>(
-          `SELECT CASE WHEN source_id = $1 THEN target_id ELSE source_id END AS other FROM edges WHERE (source_id = $1 OR target_id = $1) AND type <> 'commit_pr'`,
-          [src.id],
-        )
-      : Promise.resolve({ rows: [] as { other: string }[] }),
+    src.id ? linkedItemIds(deps.db, src.id, 'related') : Promise.resolve([] as string[]),
   ]);
-  const linked = new Set(links.rows.map((r) => r.other));
+  const linked = new Set(links);
   const topLexical = [...lexical.scores].sort((a, b) => b[1] - a[1]).slice(0, 50).map(([id]) => id);
   const ids = [...new Set([...hits.map((h) => h.itemId), ...topLexical, ...linked])].filter((id) => !filter.excludeItemIds!.includes(id));
   // Every filter applies to every candidate, including graph neighbours (which no index filtered).
@@ -135,16 +114,7 @@ export async function findSimilar(deps: FindSimilarDeps, workspaceId: string, re
   const extraVectors = await deps.vectors.getVectors(workspaceId, missingVectors);
   const cosOf = new Map(hits.map((h) => [h.itemId, h.similarity]));
   for (const [id, v] of extraVectors) cosOf.set(id, v.reduce((s, x, i) => s + x * (src.vector[i] ?? 0), 0));
-  const [ents, clusters] = await Promise.all([
-    deps.db.query<{ item_id: string; k: string }>(
-      `SELECT m.item_id, e.category || ':' || e.key AS k FROM entity_mentions m JOIN entities e ON e.id = m.entity_id WHERE m.item_id = ANY($1::text[]) AND e.category <> 'person'`,
-      [allowed],
-    ),
-    deps.db.query<{ item_id: string; cluster_id: string }>('SELECT item_id, cluster_id FROM cluster_members WHERE item_id = ANY($1::text[])', [allowed]),
-  ]);
-  const entsOf = new Map<string, Set<string>>();
-  for (const r of ents.rows) entsOf.set(r.item_id, (entsOf.get(r.item_id) ?? new Set()).add(r.k));
-  const clusterOf = new Map(clusters.rows.map((r) => [r.item_id, r.cluster_id]));
+  const [entsOf, clusterOf] = await Promise.all([entityKeysOf(deps.db, allowed), clusterIdsOf(deps.db, allowed)]);
   const srcTitle = titleTerms(src.title);
   const w = SIMILARITY_WEIGHTS;
 
@@ -175,8 +145,8 @@ export async function findSimilar(deps: FindSimilarDeps, workspaceId: string, re
 
   let cluster: FindSimilarOutcome['source']['cluster'];
   if (src.clusterId) {
-    const c = await deps.db.query<{ topic: string | null; member_count: number }>('SELECT topic, member_count FROM clusters WHERE id = $1', [src.clusterId]);
-    if (c.rows[0]) cluster = { topic: c.rows[0].topic, memberCount: c.rows[0].member_count };
+    const c = await clusterSummary(deps.db, src.clusterId);
+    if (c) cluster = c;
   }
   return {
     source: { id: src.id ?? request.url!, title: src.title, type: src.type, ...(cluster ? { cluster } : {}) },

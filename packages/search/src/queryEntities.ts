@@ -1,11 +1,7 @@
-import { extractEntities } from '@engram/indexer/entities';
+import { extractTextEntities } from '@engram/indexer/entities';
 import type { QueryEntity } from './paths/entity.js';
 
-/** Entities a query names, extracted as if it were an item title. */
+/** Entities a query names, read as a title (plain text: no item, no structured fields). */
 export function queryEntities(query: string): QueryEntity[] {
-  return extractEntities({ source: 'github', type: 'issue', title: query, body: '', files: [], labels: [], actors: [], keys: [], refs: [], metadata: {} }).map((e) => ({
-    key: e.key,
-    category: e.category,
-    confidence: e.confidence,
-  }));
+  return extractTextEntities({ title: query, body: '' }).map((e) => ({ key: e.key, category: e.category, confidence: e.confidence }));
 }

@@ -7,7 +7,7 @@
  * edge. A stub is a leaf: it has no edges of its own to follow.
  */
 import type { RelatedEdge, RelatedNode, RelatedRequest } from '@engram/contracts';
-import { IDENTITY_RELATION, type Queryable } from '@engram/stores';
+import { danglingGithubRefs, edgesTouching, graphNodes, type GraphEdgeRow, type GraphNodeRow, type Queryable } from '@engram/stores';
 
 export interface RelatedGraph {
   root: Omit<RelatedNode, 'isRoot'>;
@@ -17,24 +17,8 @@ export interface RelatedGraph {
   depth: number;
 }
 
-interface EdgeRow {
-  source_id: string;
-  target_id: string;
-  type: string;
-  linking_key: string;
-  confidence: number;
-}
-
-interface NodeRow {
-  id: string;
-  title: string | null;
-  snippet: string;
-  source: string;
-  type: string;
-  url: string;
-  external_id: string;
-  occurred_at: Date | string;
-}
+type EdgeRow = GraphEdgeRow;
+type NodeRow = GraphNodeRow;
 
 /** Stub node ids start with this; no item id does, so contents and related answer not found for them. */
 const STUB_ID_PREFIX = 'ref:';
@@ -66,27 +50,6 @@ function toStubNode(stubId: string, firstReferencedAt: string): RelatedNode | nu
   return { id: stubId, title: `${repo}#${n}`, source: 'github', type: 'issue', url: `https://github.com/${repo}/issues/${n}`, occurredAt: firstReferencedAt, isRoot: false };
 }
 
-async function loadNodes(db: Queryable, workspaceId: string, ids: string[]): Promise<Map<string, NodeRow>> {
-  if (ids.length === 0) return new Map();
-  const res = await db.query<NodeRow>(
-    'SELECT id, title, snippet, source, type, url, external_id, occurred_at FROM items WHERE workspace_id = $1 AND id = ANY($2::text[])',
-    [workspaceId, ids],
-  );
-  return new Map(res.rows.map((r) => [r.id, r]));
-}
-
-/** Edges touching any of `ids`, strongest first; `types` restricts the edge types followed. */
-async function edgesTouching(db: Queryable, workspaceId: string, ids: string[], types: string[] | undefined): Promise<EdgeRow[]> {
-  const res = await db.query<EdgeRow>(
-    `SELECT source_id, target_id, type, linking_key, confidence FROM edges
-     WHERE workspace_id = $1 AND (source_id = ANY($2::text[]) OR target_id = ANY($2::text[]))
-       AND ($3::text[] IS NULL OR type = ANY($3::text[]))
-     ORDER BY confidence DESC, type, source_id, target_id`,
-    [workspaceId, ids, types ?? null],
-  );
-  return res.rows;
-}
-
 /**
  * Stub edges out of `ids`: their `fixes` refs to GitHub numbers that no item of the workspace holds as
  * an identity key (an indexed target is reached through `edges` instead), strongest first. A squash
@@ -95,17 +58,8 @@ async function edgesTouching(db: Queryable, workspaceId: string, ids: string[], 
  */
 async function stubEdgesFrom(db: Queryable, workspaceId: string, ids: string[], types: string[] | undefined): Promise<EdgeRow[]> {
   if (ids.length === 0 || (types !== undefined && !types.includes(STUB_RELATION))) return [];
-  const res = await db.query<{ item_id: string; key: string; confidence: number }>(
-    `SELECT r.item_id, r.key, r.confidence FROM item_refs r
-     WHERE r.workspace_id = $1 AND r.item_id = ANY($2::text[]) AND r.relation = $3 AND r.key LIKE 'gh:%'
-       AND NOT EXISTS (SELECT 1 FROM item_refs h WHERE h.workspace_id = $1 AND h.key = r.key AND h.relation = $4)
-       AND NOT EXISTS (
-         SELECT 1 FROM edges e JOIN item_refs p ON p.workspace_id = $1 AND p.item_id = e.source_id AND p.key = r.key AND p.relation = r.relation
-         WHERE e.workspace_id = $1 AND e.type = 'commit_pr' AND e.target_id = r.item_id)
-     ORDER BY r.confidence DESC, r.item_id, r.key`,
-    [workspaceId, ids, STUB_RELATION, IDENTITY_RELATION],
-  );
-  return res.rows
+  const refs = await danglingGithubRefs(db, workspaceId, ids, STUB_RELATION);
+  return refs
     .filter((r) => GH_KEY.test(r.key))
     .map((r) => ({ source_id: r.item_id, target_id: `${STUB_ID_PREFIX}${r.key}`, type: STUB_RELATION, linking_key: r.key, confidence: r.confidence }));
 }
@@ -140,7 +94,7 @@ const toEdge = (e: EdgeRow): RelatedEdge => ({ source: e.source_id, target: e.ta
 /** The graph around `request.id`, or null when the workspace has no such item (a stub id is not one). */
 export async function getRelatedGraph(db: Queryable, workspaceId: string, request: RelatedRequest): Promise<RelatedGraph | null> {
   if (isStubId(request.id)) return null;
-  const rootRow = (await loadNodes(db, workspaceId, [request.id])).get(request.id);
+  const rootRow = (await graphNodes(db, workspaceId, [request.id])).get(request.id);
   if (!rootRow) return null;
   const order: string[] = [request.id];
   const kept = new Set(order);
@@ -157,7 +111,7 @@ export async function getRelatedGraph(db: Queryable, workspaceId: string, reques
     }
     frontier = next;
   }
-  const rows = await loadNodes(db, workspaceId, order.filter((id) => !isStubId(id)));
+  const rows = await graphNodes(db, workspaceId, order.filter((id) => !isStubId(id)));
   const itemIds = [...rows.keys()];
   const stubEdges = (await stubEdgesFrom(db, workspaceId, itemIds, request.types)).filter((e) => kept.has(e.target_id));
   const stubs = stubNodes(stubEdges, rows);

@@ -1,8 +1,7 @@
-import type { FindSimilarRequest, SearchRequest, SourceEvent } from '@engram/contracts';
+import type { SearchRequest } from '@engram/contracts';
 import { openSearchReadModel } from '@engram/stores';
 import { lexemes } from '@engram/text';
 import { createAreaModelCache } from './areaLift.js';
-import { findSimilar, type FindSimilarOutcome } from './findSimilar.js';
 import { toItemFilter } from './filters.js';
 import { DEFAULT_FUSION, type PathName } from './fusion.js';
 import { createCentroidCache } from './paths/cluster.js';
@@ -28,6 +27,7 @@ export function createSearchService(deps: SearchDeps) {
   const centroids = createCentroidCache(deps.db);
   const areaModel = createAreaModelCache(deps.db);
   const embedder = memoizeEmbedder(deps.embedder);
+
   const fusion = deps.fusion ?? DEFAULT_FUSION;
   const lexical = deps.lexical ?? DEFAULT_LEXICAL;
   const now = deps.now ?? (() => new Date());
@@ -99,16 +99,10 @@ export function createSearchService(deps: SearchDeps) {
 
   return {
     search,
-    /** The first stage's read model (in memory on the embedded default): `ready()` once it has loaded. */
+    /** The first stage's read model (in memory on the embedded default): `loaded()` once it has loaded. */
     readModel: read,
-    /** Items like a given one (by id, or by URL: indexed, or fetched through a connection on the fly). */
-    findSimilar(
-      workspaceId: string,
-      request: FindSimilarRequest,
-      options: { fetchByUrl?: (url: string, signal?: AbortSignal) => Promise<SourceEvent | null> } = {},
-    ): Promise<FindSimilarOutcome> {
-      return findSimilar({ db: deps.db, vectors: deps.vectors, embedder, read, fetchByUrl: options.fetchByUrl }, workspaceId, request);
-    },
+    /** The query embedder search uses (memoized), for find-similar on text that is not indexed. */
+    embedder,
     async close(): Promise<void> {
       if (!deps.read) await read.close();
     },

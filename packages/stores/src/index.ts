@@ -15,4 +15,4 @@ export * from './repositories/actors.js';
 export * from './repositories/edges.js';
 export * from './repositories/lexicon.js';
 export * from './repositories/areas.js';
-export * from './readModel/index.js';
+export * from './readModels/index.js';

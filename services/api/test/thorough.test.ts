@@ -35,6 +35,7 @@ describe('thorough search with an LLM', () => {
     expect(res.status).toBe(200);
     expect(res.body.meta.mode).toBe('thorough');
     expect(res.body.meta).not.toHaveProperty('requestedMode');
+    expect(res.body.meta).not.toHaveProperty('fallbackReason');
     expect(llm.state.requests).toBeGreaterThan(before);
     const scores = res.body.data.map((r: { score: number }) => r.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
@@ -45,6 +46,8 @@ describe('thorough search with an LLM', () => {
     const res = await down.post('/v1/search', { query: 'crash on empty config file', mode: 'thorough' }, downTenant);
     expect(res.status).toBe(200);
     expect([res.body.meta.mode, res.body.meta.requestedMode]).toEqual(['balanced', 'thorough']);
+    expect(res.body.meta.fallbackReason).toBe('llm-failed');
     expect(res.body.data.length).toBeGreaterThan(0);
+    expect(down.logs.some((l) => l.msg === 'thorough search fell back: the LLM call failed' && l.workspaceId === downTenant.workspaceId)).toBe(true);
   });
 });

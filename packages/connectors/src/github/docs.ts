@@ -11,11 +11,9 @@ import { externalIdOf, isoTime } from './normalize.js';
 import type { RepoRef } from './pages.js';
 import { atOrAfter, mapLimit } from './pages.js';
 
-/** Release notes and the blog quote changelog entries verbatim: they are skipped. */
+/** Every Markdown file of the default branch is a document, changelogs and blog posts included. */
 export function isSyncedDoc(path: string): boolean {
-  if (!/\.(md|mdx|markdown)$/i.test(path)) return false;
-  if (/(^|\/)changelog\.md$/i.test(path)) return false;
-  return !path.startsWith('changelog_unreleased/') && !path.startsWith('website/blog/');
+  return /\.(md|mdx|markdown)$/i.test(path);
 }
 
 const DocsCursor = z.object({

@@ -113,11 +113,11 @@ describe.skipIf(!hasPrettierCorpus())('GitHub streams against the fake GitHub fe
     expect(all.every((e) => e.type === 'discussion' && e.keys[0]?.startsWith('discussion:prettier/prettier#'))).toBe(true);
   });
 
-  it('turns Markdown of the default branch into documents, skipping the changelog and blog', async () => {
+  it('turns every Markdown file of the default branch into a document, the changelog and blog included', async () => {
     const { events } = await walkStream(stream('docs', connector(2)));
-    expect(events.map((e) => e.metadata.path)).toEqual(['README.md', 'docs/options.md', 'docs/rationale.md']);
-    expect(events.map((e) => e.title)).toEqual(['Prettier', 'Options', 'Rationale']);
-    expect(events[2]).toMatchObject({
+    expect(events.map((e) => e.metadata.path)).toEqual(['CHANGELOG.md', 'README.md', 'changelog_unreleased/markdown/19489.md', 'docs/options.md', 'docs/rationale.md', 'website/blog/2026-06-27-3.9.0.md']);
+    expect(events.map((e) => e.title)).toEqual(['3.9.0', 'Prettier', '19489.md', 'Options', 'Rationale', 'Prettier 3.9']);
+    expect(events[4]).toMatchObject({
       type: 'document', externalId: 'github:prettier/prettier:document:docs/rationale.md',
       url: 'https://github.com/prettier/prettier/blob/main/docs/rationale.md', body: docs[2]!.content, files: ['docs/rationale.md'],
     });

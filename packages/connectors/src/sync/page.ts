@@ -9,6 +9,7 @@ import {
   advanceSyncCursor,
   getConnectionWithSecrets,
   getSyncCursor,
+  lockSyncCursor,
   recordRateLimitWait,
   setSyncState,
   stageEvents,
@@ -97,8 +98,7 @@ export async function runSyncPage(deps: SyncDeps, payload: SyncPagePayload, ctx:
   // concurrent duplicate of this job has moved it on: then this page was staged harmlessly, no more).
   const done = page.next === null;
   const checkpoint = await db.transaction(async (tx) => {
-    await tx.query('SELECT 1 FROM sync_cursors WHERE connection_id = $1 AND stream = $2 AND mode = $3 FOR UPDATE', [key.connectionId, key.stream, key.mode]);
-    const now = await getSyncCursor(tx, key.connectionId, key.stream, key.mode);
+    const now = await lockSyncCursor(tx, key.connectionId, key.stream, key.mode);
     if (!now || now.startedAt !== cursor.startedAt || now.pages !== cursor.pages || !ACTIVE.has(now.state)) return { advanced: false as const, now };
     const highWater = done && cursor.startedAt ? new Date(Date.parse(cursor.startedAt) - HIGH_WATER_OVERLAP_MS).toISOString() : null;
     await advanceSyncCursor(tx, { ...key, next: page.next, items: page.events.length, ...(page.totalHint !== undefined ? { totalHint: page.totalHint } : {}), highWater });

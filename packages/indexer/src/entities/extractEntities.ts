@@ -49,15 +49,65 @@ const stringField = (metadata: Record<string, unknown>, name: string): string | 
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 };
 
-export function extractEntities(input: EntityInput): ExtractedEntity[] {
+type Emit = (category: EntityCategory, key: string, confidence: number) => void;
+
+/** Collects entities, deduplicated by (category, key) keeping the highest confidence (first seen on a tie). */
+function collector(): { emit: Emit; entities: () => ExtractedEntity[] } {
   const found = new Map<string, ExtractedEntity>();
-  const emit = (category: EntityCategory, key: string, confidence: number): void => {
+  const emit: Emit = (category, key, confidence) => {
     if (key === '') return;
     const id = `${category}\u0000${key}`;
     const seen = found.get(id);
     if (seen === undefined || seen.confidence < confidence) found.set(id, { key, category, confidence });
   };
+  return { emit, entities: () => mergePullRequestsAndIssues([...found.values()]) };
+}
 
+function emitFiles(files: readonly string[], emit: Emit): void {
+  for (const file of files) {
+    emit('file', file, 1);
+    for (const area of pathAreas(file)) emit('path', area, 1);
+  }
+  for (const hit of languagesFromFiles(files)) emit('language', hit.language, hit.confidence);
+}
+
+/** Text patterns (refs, prose entities, languages, title keywords), all below confidence 1. */
+function emitText(text: { title: string | null; body: string; repo?: string }, emit: Emit): void {
+  const title = text.title ?? '';
+  const raw = title === '' ? text.body : `${title}\n\n${text.body}`;
+  for (const ref of scanTextRefs(raw, { repo: text.repo })) {
+    const entity = entityOfTextRef(ref);
+    if (entity !== null) emit(entity.category, entity.key, ref.confidence);
+  }
+  textEntities(title, raw, readProse(raw), emit);
+  for (const hit of languagesFromWords(title, 0.8)) emit('language', hit.language, hit.confidence);
+  for (const hit of languagesFromWords(text.body, 0.6)) emit('language', hit.language, hit.confidence);
+  for (const { keyword, confidence } of titleKeywords(title)) emit('keyword', keyword, confidence);
+}
+
+/** Plain text to read entities from: a query, or any title/body pair with the files it touches. */
+export interface EntityText {
+  title: string | null;
+  body: string;
+  files?: readonly string[];
+  /** `owner/repo` that bare `#123` references resolve against. */
+  repo?: string;
+}
+
+/**
+ * Entities named in plain text, with no item around it (a search query is read as a title): the files'
+ * entities at confidence 1, then the text patterns. Used by the query side; the indexer uses
+ * `extractEntities`, which adds an item's structured fields.
+ */
+export function extractTextEntities(text: EntityText): ExtractedEntity[] {
+  const { emit, entities } = collector();
+  emitFiles(text.files ?? [], emit);
+  emitText(text, emit);
+  return entities();
+}
+
+export function extractEntities(input: EntityInput): ExtractedEntity[] {
+  const { emit, entities } = collector();
   for (const actor of input.actors) {
     const key = (actor.login ?? actor.name ?? '').trim().toLowerCase();
     emit('person', key, 1);
@@ -67,11 +117,7 @@ export function extractEntities(input: EntityInput): ExtractedEntity[] {
     if (input.source === 'vercel') emit('service', input.container.toLowerCase(), 1);
   }
   for (const label of input.labels) emit('label', label.trim().toLowerCase(), 1);
-  for (const file of input.files) {
-    emit('file', file, 1);
-    for (const area of pathAreas(file)) emit('path', area, 1);
-  }
-  for (const hit of languagesFromFiles(input.files)) emit('language', hit.language, hit.confidence);
+  emitFiles(input.files, emit);
   for (const key of input.keys) {
     const entity = entityOfKey(key);
     if (entity !== null) emit(entity.category, entity.key, 1);
@@ -88,20 +134,8 @@ export function extractEntities(input: EntityInput): ExtractedEntity[] {
     const branch = stringField(input.metadata, name);
     if (branch !== null) emit('branch', branch, 1);
   }
-
-  const title = input.title ?? '';
-  const raw = title === '' ? input.body : `${title}\n\n${input.body}`;
-  const repo = input.source === 'github' ? input.container : undefined;
-  for (const ref of scanTextRefs(raw, { repo })) {
-    const entity = entityOfTextRef(ref);
-    if (entity !== null) emit(entity.category, entity.key, ref.confidence);
-  }
-  textEntities(title, raw, readProse(raw), emit);
-  for (const hit of languagesFromWords(title, 0.8)) emit('language', hit.language, hit.confidence);
-  for (const hit of languagesFromWords(input.body, 0.6)) emit('language', hit.language, hit.confidence);
-  for (const { keyword, confidence } of titleKeywords(title)) emit('keyword', keyword, confidence);
-
-  return mergePullRequestsAndIssues([...found.values()]);
+  emitText({ title: input.title, body: input.body, repo: input.source === 'github' ? input.container : undefined }, emit);
+  return entities();
 }
 
 /** `#n` is one GitHub number space: when the same key is both, it is a pull request. */

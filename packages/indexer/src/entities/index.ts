@@ -1,4 +1,4 @@
-export { extractEntities } from './extractEntities.js';
+export { extractEntities, extractTextEntities, type EntityText } from './extractEntities.js';
 export { extractTextRefs, scanTextRefs, normalizeTitleKey, squashMergeNumber, NOT_LINEAR_TEAMS } from './textRefs.js';
 export type { GithubRefKind, TextRef } from './textRefs.js';
 export { pathAreas, classifyPath } from './paths.js';

@@ -9,10 +9,8 @@ export const LLM_DEPTH = 20;
 
 export interface SecondStageOutcome {
   ranked: Scored[];
-  /** The mode that actually ran (a missing or failed model falls back, and says so). */
+  /** The mode that actually ran (a missing or failed model falls back; the query service says why). */
   mode: SearchMode;
-  /** Why the mode that ran is not the one asked for, when a model failed. */
-  fallback?: string;
 }
 
 /**
@@ -27,7 +25,6 @@ export async function secondStage(
 ): Promise<SecondStageOutcome> {
   let mode: SearchMode = requested;
   let ranked: Scored[] = fused.map((c) => ({ c, score: c.fused }));
-  let fallback: string | undefined;
   if (requested !== 'fast' && deps.reranker && ranked.length > 0) {
     ranked = await rerankTop(ranked, deps.depth, (cs) => deps.reranker!.rerank(query, cs));
   } else if (requested !== 'fast') {
@@ -39,15 +36,14 @@ export async function secondStage(
         const head = ranked.slice(0, LLM_DEPTH).map((r) => ({ ...r.c, fused: r.score }));
         ranked = await rerankTop(ranked, LLM_DEPTH, () => deps.llm!.rerank(query, head));
         mode = 'thorough';
-      } catch (err) {
+      } catch {
         mode = deps.reranker ? 'balanced' : 'fast';
-        fallback = `LLM scoring failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300);
       }
     } else {
       mode = deps.reranker ? 'balanced' : 'fast';
     }
   }
-  return { ranked, mode, ...(fallback ? { fallback } : {}) };
+  return { ranked, mode };
 }
 
 /**

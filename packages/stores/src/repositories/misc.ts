@@ -24,6 +24,14 @@ export async function refreshPlannerStats(db: Db): Promise<boolean> {
   return true;
 }
 
+/** Whether the database answers a trivial query (readiness). Never throws. */
+export async function pingDatabase(db: Queryable): Promise<boolean> {
+  return db.query('SELECT 1').then(
+    () => true,
+    () => false,
+  );
+}
+
 export async function getSetting<T>(db: Queryable, key: string): Promise<T | null> {
   const res = await db.query<{ value: T }>('SELECT value FROM settings WHERE key = $1', [key]);
   return res.rows[0]?.value ?? null;

@@ -66,6 +66,15 @@ export async function getSyncCursor(db: Queryable, connectionId: string, stream:
   return res.rows[0] ? toCursor(res.rows[0]) : null;
 }
 
+/**
+ * Reads a cursor inside a transaction, holding its row lock until the transaction ends, so two jobs
+ * checkpointing the same walk take turns. Null when the cursor does not exist.
+ */
+export async function lockSyncCursor(tx: Queryable, connectionId: string, stream: string, mode: SyncMode): Promise<SyncCursor | null> {
+  const res = await tx.query<Row>('SELECT * FROM sync_cursors WHERE connection_id = $1 AND stream = $2 AND mode = $3 FOR UPDATE', [connectionId, stream, mode]);
+  return res.rows[0] ? toCursor(res.rows[0]) : null;
+}
+
 export async function listSyncCursors(db: Queryable, connectionId: string): Promise<SyncCursor[]> {
   const res = await db.query<Row>('SELECT * FROM sync_cursors WHERE connection_id = $1 ORDER BY mode, stream', [connectionId]);
   return res.rows.map(toCursor);

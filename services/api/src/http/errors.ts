@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { z } from 'zod';
-import type { ErrorCode } from '@engram/contracts';
+import { NotFoundError, UpstreamError, type ErrorCode } from '@engram/contracts';
 
 /** An error with an HTTP status and a stable code; `expected` errors are the client's, logged at warn. */
 export class ApiError extends Error {
@@ -59,6 +59,8 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
   const requestId = requestIdOf(req);
   let apiError: ApiError;
   if (err instanceof ApiError) apiError = err;
+  else if (err instanceof NotFoundError) apiError = notFound(err.resource, err.message);
+  else if (err instanceof UpstreamError) apiError = new ApiError(502, 'UNAVAILABLE', err.message, { resource: err.resource, reason: err.reason });
   else if (err instanceof z.ZodError) apiError = validationError(err);
   else if (isBodyParserError(err)) {
     apiError =

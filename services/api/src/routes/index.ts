@@ -1,4 +1,3 @@
-import { createSearchService } from '@engram/search';
 import type { Runtime } from '@engram/runtime';
 import type { AppRoutes } from '../app.js';
 import { adminConnectionRoutes } from './adminConnections.js';
@@ -9,9 +8,8 @@ import { webhookRoutes } from './webhooks.js';
 
 /** Every router the api mounts. */
 export function allRoutes(runtime: Runtime): AppRoutes {
-  const search = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.queryEmbedder, ...runtime.rankers });
   return {
-    api: v1Routes(runtime, { search }),
+    api: v1Routes(runtime),
     admin: [adminConnectionRoutes(runtime), adminImportRoutes(runtime)],
     webhooks: runtime.config.webhooks ? webhookRoutes(runtime) : undefined,
     docs: docsRoutes(),

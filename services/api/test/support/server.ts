@@ -12,7 +12,6 @@ import { SourceEvent } from '@engram/contracts';
 import { createIndexer } from '@engram/indexer';
 import { createHashEmbedder, stageAndIndex } from '@engram/indexer/testing';
 import { createLogger, createRuntime, loadConfig, type Runtime } from '@engram/runtime';
-import { createSearchService } from '@engram/search';
 import { createApiKey, createWorkspace } from '@engram/stores';
 import { createApp } from '../../src/app.js';
 import { docsRoutes } from '../../src/routes/docs.js';
@@ -91,9 +90,8 @@ export async function startApi(backend: Backend): Promise<Api> {
   const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...backend.env });
   const embedder = createHashEmbedder({ dimensions: 128 });
   const runtime = await createRuntime(config, logger, { embedder });
-  const search = createSearchService({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.queryEmbedder, ...runtime.rankers });
   const indexer = createIndexer({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder });
-  const app = createApp(runtime, { api: v1Routes(runtime, { search }), docs: docsRoutes() });
+  const app = createApp(runtime, { api: v1Routes(runtime), docs: docsRoutes() });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -1,40 +1,44 @@
 import type { Router } from 'express';
 import { connectorFor } from '@engram/connectors';
-import type { ProxyDeps } from '@engram/search';
+import { createQueryService, type ProxyDeps, type QueryService } from '@engram/search';
 import type { Runtime } from '@engram/runtime';
 import { contentsRoute } from './contents.js';
 import { findSimilarRoute } from './findSimilar.js';
-import type { SearchEngine } from './ports.js';
 import { proxyRoutes } from './proxy.js';
 import { relatedRoute } from './related.js';
 import { searchRoute } from './search.js';
 
-export type { SearchEngine, SearchOutcome, FindSimilarOutcome } from './ports.js';
-
-export interface V1Deps {
-  /** The search engine (`createSearchService(...)` from @engram/search). */
-  search: SearchEngine;
-  /** Builds a stored connection's connector; defaults to the production registry. */
-  connectorFor?: ProxyDeps['connectorFor'];
+/**
+ * The query service over the runtime's stores, models and connections. `connectorFor` builds a stored
+ * connection's connector (default: the production registry).
+ */
+export function queryServiceFor(runtime: Runtime, options: { connectorFor?: ProxyDeps['connectorFor'] } = {}): QueryService {
+  return createQueryService({
+    db: runtime.db,
+    vectors: runtime.vectors,
+    embedder: runtime.queryEmbedder,
+    ...runtime.rankers,
+    logger: runtime.logger,
+    proxy: {
+      db: runtime.db,
+      secretBox: runtime.secretBox,
+      connectorFor: options.connectorFor ?? ((c) => connectorFor(c)),
+      onBrokenConnection: (connectionId, error) =>
+        runtime.logger.warn({ connectionId, err: error instanceof Error ? error.message : String(error) }, 'connection unusable for proxy/fetch'),
+    },
+  });
 }
 
 /**
- * The six query operations. `createApp` mounts each router at both `/v1` (Shape A) and `/api/v1`
- * (Shape B for search, contents and findsimilar).
+ * The six query operations, each a router that parses, calls the query service and renders. `createApp`
+ * mounts each at both `/v1` (Shape A) and `/api/v1` (Shape B for search, contents and findsimilar).
  */
-export function v1Routes(runtime: Runtime, deps: V1Deps): Router[] {
-  const proxy: ProxyDeps = {
-    db: runtime.db,
-    secretBox: runtime.secretBox,
-    connectorFor: deps.connectorFor ?? ((c) => connectorFor(c)),
-    onBrokenConnection: (connectionId, error) =>
-      runtime.logger.warn({ connectionId, err: error instanceof Error ? error.message : String(error) }, 'connection unusable for proxy/fetch'),
-  };
+export function v1Routes(runtime: Runtime, queries: QueryService = queryServiceFor(runtime)): Router[] {
   return [
-    searchRoute(runtime.db, deps.search),
-    contentsRoute(runtime.db),
-    findSimilarRoute(runtime.db, deps.search, proxy),
-    relatedRoute(runtime.db),
-    proxyRoutes(runtime.db, proxy),
+    searchRoute(runtime.db, queries),
+    contentsRoute(runtime.db, queries),
+    findSimilarRoute(runtime.db, queries),
+    relatedRoute(runtime.db, queries),
+    proxyRoutes(runtime.db, queries),
   ];
 }

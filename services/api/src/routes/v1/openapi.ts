@@ -28,7 +28,7 @@ const OPERATIONS: Operation[] = [
     description:
       'Vector, entity, cluster and actor retrieval plus lexical full text run in parallel and are fused into one ranking (meta.paths tells which ran). ' +
       'Pages are stable: walking offset += limit until offset + limit >= total returns every result once, and the order does not depend on limit. ' +
-      'includeContext false omits `context`; includeHighlights false omits `highlights`. meta.mode is the mode that ran; requestedMode is set when it differs (thorough without an LLM).',
+      'includeContext false omits `context`; includeHighlights false omits `highlights`. meta.mode is the mode that ran; requestedMode is set when it differs, and fallbackReason says why (llm-failed, no-llm, no-reranker, no-candidates).',
   },
   {
     path: '/contents', summary: 'Fetch content items by id', request: 'ContentsRequest', response: { A: 'ContentsResponseA', B: 'ContentsResponseB' }, workspaceHeader: 'optional', errors: [400, 401, 403],

@@ -1,13 +1,13 @@
 import { Router } from 'express';
 import { RelatedRequest } from '@engram/contracts';
-import { getRelatedGraph } from '@engram/search';
+import type { QueryService } from '@engram/search';
 import type { Db } from '@engram/stores';
-import { notFound, parseBody } from '../../http/errors.js';
+import { parseBody } from '../../http/errors.js';
 import { route } from '../../http/context.js';
 import { authenticate, ms } from './common.js';
 
-/** POST /related: one shape on both prefixes; X-Workspace-ID optional. */
-export function relatedRoute(db: Db): Router {
+/** POST /related: one shape on both prefixes; X-Workspace-ID optional; an unknown root is 404 (NotFoundError). */
+export function relatedRoute(db: Db, queries: QueryService): Router {
   const router = Router();
   router.post(
     '/related',
@@ -15,8 +15,7 @@ export function relatedRoute(db: Db): Router {
     route(async (req, res) => {
       const started = performance.now();
       const request = parseBody(RelatedRequest, req.body);
-      const graph = await getRelatedGraph(db, req.workspaceId, request);
-      if (!graph) throw notFound('item', `no item ${JSON.stringify(request.id)} in this workspace`);
+      const graph = await queries.related(req.workspaceId, request);
       res.json({
         data: { root: graph.root, nodes: graph.nodes, edges: graph.edges },
         meta: { depth: graph.depth, nodeCount: graph.nodes.length, edgeCount: graph.edges.length, took: ms(started) },

@@ -5,7 +5,7 @@
  */
 import type { Request } from 'express';
 import type { ContentItem, SearchRequest, SearchResponseA, SearchResponseB, SearchResult } from '@engram/contracts';
-import type { FindSimilarOutcome, SearchOutcome } from './ports.js';
+import type { FindSimilarOutcome, SearchAnswer } from '@engram/search';
 
 export type Shape = 'A' | 'B';
 
@@ -28,7 +28,7 @@ function resultA(r: SearchResult, includeHighlights: boolean): SearchResult {
   });
 }
 
-export function searchShapeA(out: SearchOutcome, request: SearchRequest, took: number, extraLatency: Record<string, number>, requestId: string): SearchResponseA {
+export function searchShapeA(out: SearchAnswer, request: SearchRequest, took: number, extraLatency: Record<string, number>, requestId: string): SearchResponseA {
   return defined({
     data: out.results.map((r) => resultA(r, request.includeHighlights)),
     context: request.includeContext
@@ -37,13 +37,13 @@ export function searchShapeA(out: SearchOutcome, request: SearchRequest, took: n
           relevantActors: (out.context?.relevantActors ?? []).map((a) => ({ displayName: a.displayName, expertiseDomains: a.expertiseDomains })),
         }
       : undefined,
-    meta: defined({ total: out.total, limit: request.limit, offset: request.offset, took, mode: out.mode, requestedMode: out.requestedMode, paths: out.paths }),
+    meta: defined({ total: out.total, limit: request.limit, offset: request.offset, took, mode: out.mode, requestedMode: out.requestedMode, fallbackReason: out.fallbackReason, paths: out.paths }),
     latency: { ...out.latency, ...extraLatency, total: took },
     requestId,
   });
 }
 
-export function searchShapeB(out: SearchOutcome, requestId: string): SearchResponseB {
+export function searchShapeB(out: SearchAnswer, requestId: string): SearchResponseB {
   return {
     results: out.results.map((r) =>
       defined({ id: r.id, title: r.title, snippet: r.snippet, score: r.score, source: r.source, type: r.type, url: r.url, occurredAt: r.occurredAt }),

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { pathWords, STOP_WORDS, tokenize, tokenizeFields, versionTokens } from './index.js';
+import { pathWords, STOP_WORDS, tokenize, tokenizeFields, versionTokens } from '../src/index.js';
 
 const QUERIES = new URL('../../../../shared/data/github-prettier/queries.json', import.meta.url).pathname;
 

@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../../db.js';
 import { itemPredicate } from './filterSql.js';
 import { GrowingPostingList, packFields } from './postingLists.js';
 import type { CollectionStats, EntityMatch, PoolRow, PostingsRead, SearchReadModel } from './types.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { bagOfWordsVector, startFakeOpenAI, type FakeOpenAI } from '../../../../test/fakes/openai/index.js';
-import { createOpenAIEmbedder } from './openai.js';
-import { cosineSimilarity } from './vectors.js';
+import { bagOfWordsVector, startFakeOpenAI, type FakeOpenAI } from '../../../test/fakes/openai/index.js';
+import { createOpenAIEmbedder } from '../src/embeddings/openai.js';
+import { cosineSimilarity } from '../src/embeddings/vectors.js';
 
 const apiKey = 'sk-test-embeddings';
 let fake: FakeOpenAI | undefined;

@@ -1,4 +1,4 @@
-import type { VectorFilter } from '../vector/types.js';
+import type { VectorFilter } from '../../vector/types.js';
 
 /** Filters every retrieval read applies inside the read, never after a top-k cut (the vector store's shape). */
 export type ItemFilter = VectorFilter;

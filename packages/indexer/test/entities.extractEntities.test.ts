@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { extractEntities } from './extractEntities.js';
-import { hasPrettierData, readJson, titleAndBody, toEntityInput, type RestItem } from './prettierCorpus.js';
-import { pathAreas } from './paths.js';
-import type { EntityInput, ExtractedEntity } from './types.js';
+import { extractEntities } from '../src/entities/extractEntities.js';
+import { hasPrettierData, readJson, titleAndBody, toEntityInput, type RestItem } from '../src/testing/prettierCorpus.js';
+import { pathAreas } from '../src/entities/paths.js';
+import type { EntityInput, ExtractedEntity } from '../src/entities/types.js';
 
 const ids = (entities: ExtractedEntity[]): string[] => entities.map((e) => `${e.category}:${e.key}`);
 const confidenceOf = (entities: ExtractedEntity[], id: string): number | undefined =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { textHash, withEmbeddingCache } from './cache.js';
-import { createMemoryEmbeddingCache } from './testing.js';
-import type { EmbeddingProvider } from './types.js';
-import { normalizeVector } from './vectors.js';
+import { textHash, withEmbeddingCache } from '../src/embeddings/cache.js';
+import { createMemoryEmbeddingCache } from '../src/embeddings/testing.js';
+import type { EmbeddingProvider } from '../src/embeddings/types.js';
+import { normalizeVector } from '../src/embeddings/vectors.js';
 
 /** A provider that records what it was asked to embed (a test double for an external model). */
 function countingProvider(model = 'counting-3') {

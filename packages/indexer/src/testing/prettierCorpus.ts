@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { EntityInput } from './types.js';
+import type { EntityInput } from '../entities/types.js';
 
 /**
  * Test-only reader for the real GitHub export in ../shared/data/github-prettier (REST-shaped

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkText } from './chunkText.js';
+import { chunkText } from '../src/embeddings/chunkText.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createCoalescingEmbedder } from './coalesce.js';
-import type { EmbeddingProvider } from './types.js';
+import { createCoalescingEmbedder } from '../src/embeddings/coalesce.js';
+import type { EmbeddingProvider } from '../src/embeddings/types.js';
 
 function recordingProvider(): EmbeddingProvider & { calls: string[][] } {
   const calls: string[][] = [];

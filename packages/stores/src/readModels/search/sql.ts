@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../../db.js';
 import { itemFilterSql, narrowsItems } from './filterSql.js';
 import { packFields } from './postingLists.js';
 import type { CollectionStats, EntityMatch, PoolRow, PostingList, PostingsRead, SearchReadModel } from './types.js';

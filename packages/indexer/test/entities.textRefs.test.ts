@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hasPrettierData, readJson, titleAndBody, type Link, type RestItem } from './prettierCorpus.js';
-import { extractTextRefs, normalizeTitleKey, squashMergeNumber } from './textRefs.js';
+import { hasPrettierData, readJson, titleAndBody, type Link, type RestItem } from '../src/testing/prettierCorpus.js';
+import { extractTextRefs, normalizeTitleKey, squashMergeNumber } from '../src/entities/textRefs.js';
 
 const ctx = { repo: 'prettier/prettier' };
 const refsOf = (text: string, context: Parameters<typeof extractTextRefs>[1] = ctx) =>

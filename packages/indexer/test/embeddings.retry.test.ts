@@ -1,6 +1,6 @@
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { isTransient, retryDelayMs, serverRetryDelayMs, type RetryPolicy } from './retry.js';
+import { isTransient, retryDelayMs, serverRetryDelayMs, type RetryPolicy } from '../src/embeddings/retry.js';
 
 const policy: RetryPolicy = { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30_000, random: () => 1 };
 const apiError = (status: number, headers: Record<string, string> = {}) =>

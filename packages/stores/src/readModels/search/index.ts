@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../../db.js';
 import { createMemoryReadModel } from './memory.js';
 import { createSqlReadModel } from './sql.js';
 import type { SearchReadModel } from './types.js';

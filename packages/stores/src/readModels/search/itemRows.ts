@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../../db.js';
 import { itemFilterSql } from './filterSql.js';
 import type { ItemFilter } from './types.js';
 

@@ -4,11 +4,11 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOfflineEmbedder } from './offline.js';
-import type { EmbeddingProvider } from './types.js';
-import { cosineSimilarity } from './vectors.js';
+import { createOfflineEmbedder } from '../src/embeddings/offline.js';
+import type { EmbeddingProvider } from '../src/embeddings/types.js';
+import { cosineSimilarity } from '../src/embeddings/vectors.js';
 
-const DATA = new URL('../../../../../shared/data/github-prettier', import.meta.url).pathname;
+const DATA = new URL('../../../../shared/data/github-prettier', import.meta.url).pathname;
 
 describe('offline embedder (USE lite on worker threads)', () => {
   let embedder: EmbeddingProvider;
@@ -67,7 +67,7 @@ describe('offline embedder lifecycle', () => {
 describe('offline embedder in a tsx process', () => {
   it('lets the process exit without close() once work is done', async () => {
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-    const offline = fileURLToPath(new URL('./offline.ts', import.meta.url));
+    const offline = fileURLToPath(new URL('../src/embeddings/offline.ts', import.meta.url));
     const script = `
       import { createOfflineEmbedder } from ${JSON.stringify(offline)};
       const embedder = await createOfflineEmbedder({ threads: 2 });

@@ -1,0 +1,131 @@
+/**
+ * The query side in one place: the six operations the api serves (search, contents, findsimilar, related,
+ * proxy/search, proxy/call), each with a typed result. An outcome the caller must tell apart from a fault
+ * is a typed error from `@engram/contracts`: `NotFoundError` (unknown item, connection or action),
+ * `UpstreamError` (the provider failed), and a `z.ZodError` for proxy params the action rejects (its
+ * paths start at `params`). Anything else thrown is a fault.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { z } from 'zod';
+import {
+  NotFoundError,
+  UpstreamError,
+  type FindSimilarRequest,
+  type ProxyCallRequest,
+  type ProxySearchResponse,
+  type RelatedRequest,
+  type SearchRequest,
+} from '@engram/contracts';
+import type { ProxyResult } from '@engram/connectors';
+import { getContents, type ContentsResult } from './contents.js';
+import { findSimilar, type FindSimilarOutcome } from './findSimilar.js';
+import { callProxyAction, fetchByUrlThroughConnections, listProxyConnections, type ProxyDeps } from './proxy.js';
+import type { Reranker } from './rank/types.js';
+import { getRelatedGraph, type RelatedGraph } from './related.js';
+import { createSearchService, type SearchDeps, type SearchOptions, type SearchOutcome } from './service.js';
+
+/**
+ * Why the mode that ran differs from the one requested (`requestedMode` is set): the LLM call failed,
+ * no LLM is configured, no reranker is configured, or there was nothing to rerank.
+ */
+export type FallbackReason = 'llm-failed' | 'no-llm' | 'no-reranker' | 'no-candidates';
+
+export type SearchAnswer = SearchOutcome & { fallbackReason?: FallbackReason };
+
+export interface QueryLogger {
+  warn(fields: object, message: string): void;
+}
+
+export interface QueryServiceDeps extends SearchDeps {
+  /** Connections, their connectors and credentials: proxy operations and find-similar by URL. */
+  proxy: ProxyDeps;
+  logger?: QueryLogger;
+}
+
+export interface QueryService {
+  search(workspaceId: string, request: SearchRequest, options?: SearchOptions): Promise<SearchAnswer>;
+  contents(workspaceId: string, ids: readonly string[]): Promise<ContentsResult>;
+  /** Throws `NotFoundError('item')` for an unknown id, or a URL neither indexed nor fetchable. */
+  findSimilar(workspaceId: string, request: FindSimilarRequest): Promise<FindSimilarOutcome>;
+  /** Throws `NotFoundError('item')` when the root is not an item of the workspace. */
+  related(workspaceId: string, request: RelatedRequest): Promise<RelatedGraph>;
+  proxySearch(workspaceId: string): Promise<ProxySearchResponse['connections']>;
+  /** Throws `NotFoundError('connection' | 'action')`, `z.ZodError` (params) or `UpstreamError('provider')`. */
+  proxyCall(workspaceId: string, request: ProxyCallRequest, signal?: AbortSignal): Promise<ProxyResult>;
+}
+
+/** Set per search call, so a failed LLM call is told apart from a thorough search that never asked one. */
+const llmTrace = new AsyncLocalStorage<{ error?: unknown }>();
+
+/** The LLM scorer, recording a failure on the calling search's trace before it is rethrown. */
+function traced(llm: Reranker): Reranker {
+  return {
+    name: llm.name,
+    ...(llm.readsAreaSignal !== undefined ? { readsAreaSignal: llm.readsAreaSignal } : {}),
+    async rerank(query, candidates, options) {
+      try {
+        return await llm.rerank(query, candidates, options);
+      } catch (error) {
+        const trace = llmTrace.getStore();
+        if (trace) trace.error = error;
+        throw error;
+      }
+    },
+  };
+}
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export function createQueryService(deps: QueryServiceDeps): QueryService {
+  const { proxy, logger, ...searchDeps } = deps;
+  const engine = createSearchService({ ...searchDeps, ...(searchDeps.llm ? { llm: traced(searchDeps.llm) } : {}) });
+
+  function fallbackReason(out: SearchOutcome, trace: { error?: unknown }): FallbackReason | undefined {
+    if (!out.requestedMode) return undefined;
+    if (trace.error !== undefined) return 'llm-failed';
+    if (out.total === 0) return 'no-candidates';
+    if (out.requestedMode === 'thorough' && !deps.llm) return 'no-llm';
+    return deps.reranker ? undefined : 'no-reranker';
+  }
+
+  return {
+    async search(workspaceId, request, options) {
+      const trace: { error?: unknown } = {};
+      const out = await llmTrace.run(trace, () => engine.search(workspaceId, request, options));
+      const reason = fallbackReason(out, trace);
+      if (reason === 'llm-failed') {
+        logger?.warn({ workspaceId, requestedMode: out.requestedMode, mode: out.mode, err: message(trace.error) }, 'thorough search fell back: the LLM call failed');
+      }
+      return reason ? { ...out, fallbackReason: reason } : out;
+    },
+
+    contents: (workspaceId, ids) => getContents(deps.db, workspaceId, ids),
+
+    findSimilar: (workspaceId, request) =>
+      findSimilar({ db: deps.db, vectors: deps.vectors, embedder: engine.embedder, read: engine.readModel, fetchByUrl: fetchByUrlThroughConnections(proxy, workspaceId) }, workspaceId, request),
+
+    async related(workspaceId, request) {
+      const graph = await getRelatedGraph(deps.db, workspaceId, request);
+      if (!graph) throw new NotFoundError('item', `no item ${JSON.stringify(request.id)} in this workspace`);
+      return graph;
+    },
+
+    proxySearch: (workspaceId) => listProxyConnections(proxy, workspaceId),
+
+    async proxyCall(workspaceId, request, signal) {
+      const out = await callProxyAction(proxy, workspaceId, request, signal);
+      switch (out.kind) {
+        case 'ok':
+          return out.result;
+        case 'unknown-connection':
+          throw new NotFoundError('connection', `no connection ${JSON.stringify(request.connectionId)} in this workspace`);
+        case 'unknown-action':
+          throw new NotFoundError('action', `no connection of this workspace offers action ${JSON.stringify(request.action)}; list them with proxy/search`);
+        case 'invalid-params':
+          throw new z.ZodError(out.error.issues.map((i) => ({ ...i, path: ['params', ...i.path] })));
+        case 'provider-failed':
+          throw new UpstreamError('provider', out.reason);
+      }
+    },
+  };
+}
