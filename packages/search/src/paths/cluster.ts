@@ -1,5 +1,5 @@
-import type { Queryable } from '@engram/stores';
-import { itemFilterSql, type ItemFilter } from '../filters.js';
+import { clusterCentroids, clusterMembers, type Queryable } from '@engram/stores';
+import type { ItemFilter } from '../filters.js';
 import { timed, type PathResult } from './types.js';
 
 interface Centroid {
@@ -23,11 +23,7 @@ export function createCentroidCache(db: Queryable) {
   return async (workspaceId: string): Promise<Centroid[]> => {
     const hit = cache.get(workspaceId);
     if (hit && Date.now() - hit.at < TTL_MS) return hit.centroids;
-    const res = await db.query<{ id: string; centroid: number[] | null; member_count: number }>(
-      'SELECT id, centroid, member_count FROM clusters WHERE workspace_id = $1 AND member_count > 0 AND centroid IS NOT NULL',
-      [workspaceId],
-    );
-    const centroids = res.rows.filter((r) => Array.isArray(r.centroid)).map((r) => ({ id: r.id, vector: r.centroid!, memberCount: r.member_count }));
+    const centroids = await clusterCentroids(db, workspaceId);
     cache.set(workspaceId, { at: Date.now(), centroids });
     return centroids;
   };
@@ -51,15 +47,10 @@ export function clusterPath(db: Queryable, centroids: CentroidCache, filter: Ite
       .slice(0, options.clusters);
     if (ranked.length === 0) return { scores: new Map(), ms: performance.now() - started, clusterIds: [] };
     const inner = await timed(async () => {
-      const where = itemFilterSql(filter, 2);
-      const res = await db.query<{ id: string; cluster_id: string; similarity: number }>(
-        `SELECT i.id, m.cluster_id, m.similarity FROM cluster_members m JOIN items i ON i.id = m.item_id
-         WHERE m.cluster_id = ANY($1::text[]) AND ${where.sql}`,
-        [ranked.map((c) => c.id), ...where.params],
-      );
+      const members = await clusterMembers(db, filter, ranked.map((c) => c.id));
       const simOf = new Map(ranked.map((c) => [c.id, c.sim]));
-      const scored = res.rows
-        .map((r) => ({ id: r.id, score: Math.max(0, Math.min(1, (simOf.get(r.cluster_id) ?? 0) * Math.max(0, r.similarity))) }))
+      const scored = members
+        .map((r) => ({ id: r.id, score: Math.max(0, Math.min(1, (simOf.get(r.clusterId) ?? 0) * Math.max(0, r.similarity))) }))
         .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
         .slice(0, options.k);
       return { scores: new Map(scored.map((s) => [s.id, s.score])) };

@@ -1,0 +1,54 @@
+import type { Queryable } from '../../db.js';
+import { itemFilterSql } from './filterSql.js';
+import type { ItemFilter } from './types.js';
+
+/** Actors of the workspace that a word of the question names (a login, a name; not an e-mail). */
+export async function actorsNamed(db: Queryable, workspaceId: string, words: readonly string[]): Promise<string[]> {
+  const res = await db.query<{ actor_id: string }>(
+    `SELECT DISTINCT actor_id FROM actor_identities WHERE workspace_id = $1 AND kind <> 'email' AND value = ANY($2::text[])`,
+    [workspaceId, words],
+  );
+  return res.rows.map((r) => r.actor_id);
+}
+
+/** The `limit` actors whose expertise domains hold most of these terms, with how many they hold. */
+export async function actorsExpertIn(db: Queryable, workspaceId: string, terms: readonly string[], limit: number): Promise<{ id: string; hits: number }[]> {
+  const res = await db.query<{ id: string; hits: number }>(
+    `SELECT a.id, count(*)::int AS hits FROM actors a, unnest(a.expertise_domains) d
+     WHERE a.workspace_id = $1 AND lower(d) = ANY($2::text[]) GROUP BY a.id ORDER BY hits DESC LIMIT $3`,
+    [workspaceId, terms, limit],
+  );
+  return res.rows;
+}
+
+/** The newest `limit` (item, actor, role) rows of these actors' items that pass the filter. */
+export async function itemsOfActors(db: Queryable, filter: ItemFilter, actorIds: readonly string[], limit: number): Promise<{ id: string; actor_id: string; role: string }[]> {
+  const where = itemFilterSql(filter, 2);
+  const res = await db.query<{ id: string; actor_id: string; role: string }>(
+    `SELECT i.id, ia.actor_id, ia.role FROM item_actors ia JOIN items i ON i.id = ia.item_id
+     WHERE ia.actor_id = ANY($1::text[]) AND ${where.sql}
+     ORDER BY i.occurred_at DESC LIMIT ${Math.floor(limit)}`,
+    [actorIds, ...where.params],
+  );
+  return res.rows;
+}
+
+/** Centroids of the workspace's non-empty clusters. */
+export async function clusterCentroids(db: Queryable, workspaceId: string): Promise<{ id: string; vector: number[]; memberCount: number }[]> {
+  const res = await db.query<{ id: string; centroid: number[] | null; member_count: number }>(
+    'SELECT id, centroid, member_count FROM clusters WHERE workspace_id = $1 AND member_count > 0 AND centroid IS NOT NULL',
+    [workspaceId],
+  );
+  return res.rows.filter((r) => Array.isArray(r.centroid)).map((r) => ({ id: r.id, vector: r.centroid!, memberCount: r.member_count }));
+}
+
+/** Members of these clusters that pass the filter, with their similarity to their cluster. */
+export async function clusterMembers(db: Queryable, filter: ItemFilter, clusterIds: readonly string[]): Promise<{ id: string; clusterId: string; similarity: number }[]> {
+  const where = itemFilterSql(filter, 2);
+  const res = await db.query<{ id: string; cluster_id: string; similarity: number }>(
+    `SELECT i.id, m.cluster_id, m.similarity FROM cluster_members m JOIN items i ON i.id = m.item_id
+     WHERE m.cluster_id = ANY($1::text[]) AND ${where.sql}`,
+    [clusterIds, ...where.params],
+  );
+  return res.rows.map((r) => ({ id: r.id, clusterId: r.cluster_id, similarity: r.similarity }));
+}
