@@ -1,7 +1,18 @@
-import { newId, type Db, type Queryable } from '@engram/stores';
+import {
+  compareAndJoin,
+  deleteCluster,
+  insertSeedCluster,
+  lockCluster,
+  newId,
+  readItemClusterState,
+  upsertClusterMember,
+  writeClusterCentroid,
+  type Db,
+  type Queryable,
+} from '@engram/stores';
 import { centroidsFor, invalidateCentroids, nearestCluster, putCluster, similarityTo, workspaceMean, type WorkspaceCentroids } from './centroidCache.js';
-import { compareAndJoin, insertSeed, lockCluster, readItemState, upsertMember, writeCluster } from './clusterRows.js';
-import { DEFAULT_FEATURE_SPACE, shiftMean, topicFeature, type FeatureSpace, type TopicalEntity } from './features.js';
+import { DEFAULT_FEATURE_SPACE, shiftMean, TOPICAL_CATEGORIES, topicFeature, type FeatureSpace, type TopicalEntity } from './features.js';
+import { toTopicalEntity, type EntityRow } from './itemTopics.js';
 import { itemLabels } from './labels.js';
 
 export interface AssignOptions {
@@ -96,7 +107,7 @@ async function place(
     return outcome.kind === 'joined' ? { clusterId: target.id, created: false } : null;
   }
   const clusterId = newId('clu');
-  const version = await insertSeed(db, { workspaceId, itemId, clusterId, centroid: feature, labels: itemLabels(title, entities) });
+  const version = await insertSeedCluster(db, { workspaceId, itemId, clusterId, centroid: feature, labels: itemLabels(title, entities) });
   if (version === null) return null;
   putCluster(cache, clusterId, feature, 1, version);
   return { clusterId, created: true };
@@ -109,8 +120,8 @@ async function move(db: Db, cache: WorkspaceCentroids, workspaceId: string, item
     const target = await lockCluster(tx, toId);
     if (target === null) return false;
     const centroid = shiftMean(target.centroid, target.count, feature, 1);
-    const version = await writeCluster(tx, toId, centroid, target.count + 1);
-    await upsertMember(tx, workspaceId, itemId, toId, similarityTo(workspaceMean(cache), feature, centroid));
+    const version = await writeClusterCentroid(tx, toId, centroid, target.count + 1);
+    await upsertClusterMember(tx, workspaceId, itemId, toId, similarityTo(workspaceMean(cache), feature, centroid));
     applied.push(() => putCluster(cache, toId, centroid, target.count + 1, version));
     applied.push(await leave(tx, cache, fromId, feature, true));
     return true;
@@ -127,13 +138,26 @@ async function leave(tx: Queryable, cache: WorkspaceCentroids, clusterId: string
   const locked = await lockCluster(tx, clusterId);
   let apply = (): void => undefined;
   if (locked !== null && locked.count <= 1) {
-    await tx.query('DELETE FROM clusters WHERE id = $1', [clusterId]);
+    await deleteCluster(tx, clusterId);
     apply = () => putCluster(cache, clusterId, locked.centroid, 0, '');
   } else if (locked !== null) {
     const centroid = shiftMean(locked.centroid, locked.count, feature, -1);
-    const version = await writeCluster(tx, clusterId, centroid, locked.count - 1);
+    const version = await writeClusterCentroid(tx, clusterId, centroid, locked.count - 1);
     apply = () => putCluster(cache, clusterId, centroid, locked.count - 1, version);
   }
   if (!deferred) apply();
   return apply;
+}
+
+interface ItemState {
+  currentClusterId: string | null;
+  clusterCount: number;
+  title: string;
+  entities: TopicalEntity[];
+}
+
+/** Everything about the item in one round trip: its cluster, the workspace's cluster count, title and topical entities. */
+async function readItemState(db: Queryable, workspaceId: string, itemId: string, itemCount: number): Promise<ItemState> {
+  const state = await readItemClusterState(db, workspaceId, itemId, TOPICAL_CATEGORIES);
+  return { ...state, entities: state.mentions.map((m) => toTopicalEntity(m as EntityRow, itemCount)) };
 }
