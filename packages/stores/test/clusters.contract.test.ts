@@ -115,7 +115,7 @@ describe.each(databaseBackends())('cluster and area repositories on $name', ({ u
   describe('the re-cluster job', () => {
     it('reads members, entity mentions and titles in pages', async () => {
       const ws = await testWorkspace(db);
-      const ids = [];
+      const ids: string[] = [];
       for (let n = 1; n <= 5; n++) ids.push(await item(ws, n, { title: n === 4 ? '' : `Change ${n}` }));
       const id = `clu_${randomSuffix()}`;
       await insertSeedCluster(db, { workspaceId: ws, itemId: ids[0]!, clusterId: id, centroid: [1], labels: labels('x') });
@@ -140,7 +140,7 @@ describe.each(databaseBackends())('cluster and area repositories on $name', ({ u
 
     it('swaps a staged run in: new and updated clusters, moved members, merged-away clusters redirected, empty ones dropped', async () => {
       const ws = await testWorkspace(db);
-      const ids = [];
+      const ids: string[] = [];
       for (let n = 1; n <= 4; n++) ids.push(await item(ws, n));
       const [keep, merged, emptied] = [`clu_${randomSuffix()}`, `clu_${randomSuffix()}`, `clu_${randomSuffix()}`];
       await insertSeedCluster(db, { workspaceId: ws, itemId: ids[0]!, clusterId: keep, centroid: [1, 0], labels: labels('keep') });
