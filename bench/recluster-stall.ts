@@ -17,7 +17,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createPgVectorStore, openDatabase, refreshPlannerStats, type Db } from '@engram/stores';
+import { createPgVectorStore, migrate, openDatabase, refreshPlannerStats, type Db } from '@engram/stores';
 import { rebuildAreaModel, recluster } from '@engram/indexer';
 
 const { values: args } = parseArgs({
@@ -38,6 +38,8 @@ if (args.compare) {
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 const loadBefore = load();
 const db = await openDatabase(`pglite://${join(args.data!, 'db')}`);
+const migrated = await migrate(db);
+if (migrated.length > 0) console.log(`[${args.label}] applied migrations ${migrated.join(', ')}`);
 const workspaceId = (await db.query<{ id: string }>('SELECT id FROM workspaces ORDER BY created_at LIMIT 1')).rows[0]!.id;
 const active = (await db.query<{ model: string; dimensions: number }>('SELECT model, dimensions FROM vector_collections WHERE active')).rows[0]!;
 const vectors = await createPgVectorStore(db, { memoryIndex: false });
@@ -50,66 +52,91 @@ const counts = (await db.query<{ items: number; members: number; clusters: numbe
 )).rows[0]!;
 console.log(`[${args.label}] ${args.data}: workspace ${workspaceId}, ${counts.items} items, ${counts.members} cluster members in ${counts.clusters} clusters`);
 
-interface Probe {
-  stop(): { loopMaxMs: number; loopP99Ms: number; queryMaxMs: number; queryP99Ms: number; queries: number };
+interface ProbeFigures {
+  /** Longest gap between two ticks of a 10 ms timer, less 10 ms: the longest the loop was held. */
+  stallMaxMs: number;
+  stallP99Ms: number;
+  /** `monitorEventLoopDelay` (resolution 10 ms). */
+  loopMaxMs: number;
+  loopP99Ms: number;
+  /** A small query every 50 ms, timed from send to answer (one still waiting counts its age). */
+  queryMaxMs: number;
+  queryP99Ms: number;
+  queries: number;
 }
 
-/** Event-loop delay histogram plus a small query every 50 ms, timed from send to answer. */
-function probe(database: Db): Probe {
-  const histogram = monitorEventLoopDelay({ resolution: 5 });
+const TICK_MS = 10;
+const p99 = (sorted: number[]): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
+
+/** Event-loop stalls (a drift probe and the delay histogram) plus a small query every 50 ms. */
+function probe(database: Db): { stop(): ProbeFigures } {
+  const histogram = monitorEventLoopDelay({ resolution: TICK_MS });
   histogram.enable();
+  const stalls: number[] = [];
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    stalls.push(Math.max(0, now - last - TICK_MS));
+    last = now;
+  }, TICK_MS);
   const latencies: number[] = [];
-  let inFlight = false;
-  const timer = setInterval(() => {
-    if (inFlight) return;
-    inFlight = true;
-    const started = performance.now();
+  let sentAt: number | null = null;
+  const querier = setInterval(() => {
+    if (sentAt !== null) return;
+    const started = (sentAt = performance.now());
     void database.query('SELECT count(*) FROM workspaces').then(() => {
       latencies.push(performance.now() - started);
-      inFlight = false;
+      sentAt = null;
     });
   }, 50);
   return {
     stop() {
-      clearInterval(timer);
+      const now = performance.now();
+      stalls.push(Math.max(0, now - last - TICK_MS));
+      clearInterval(ticker);
+      clearInterval(querier);
       histogram.disable();
+      if (sentAt !== null) latencies.push(now - sentAt);
+      stalls.sort((a, b) => a - b);
       latencies.sort((a, b) => a - b);
       return {
-        loopMaxMs: histogram.max / 1e6,
-        loopP99Ms: histogram.percentile(99) / 1e6,
+        stallMaxMs: stalls[stalls.length - 1] ?? 0,
+        stallP99Ms: p99(stalls),
+        loopMaxMs: histogram.count > 0 ? histogram.max / 1e6 : 0,
+        loopP99Ms: histogram.count > 0 ? histogram.percentile(99) / 1e6 : 0,
         queryMaxMs: latencies[latencies.length - 1] ?? 0,
-        queryP99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
+        queryP99Ms: p99(latencies),
         queries: latencies.length,
       };
     },
   };
 }
 
+const describe = (s: ProbeFigures): string =>
+  `longest stall ${s.stallMaxMs.toFixed(0)} ms (p99 ${s.stallP99Ms.toFixed(0)}) | loop delay histogram max ${s.loopMaxMs.toFixed(0)} ms, p99 ${s.loopP99Ms.toFixed(0)} ms` +
+  ` | probe query (${s.queries}) max ${s.queryMaxMs.toFixed(0)} ms, p99 ${s.queryP99Ms.toFixed(0)} ms`;
+
+const figures: Record<string, ProbeFigures & { wallMs: number }> = {};
+
 async function phase<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const p = probe(db);
   const started = performance.now();
   const out = await fn();
-  const wall = performance.now() - started;
-  // Let the last probe query land.
-  await new Promise((resolve) => setTimeout(resolve, 60));
+  const wallMs = performance.now() - started;
   const s = p.stop();
-  console.log(
-    `[${args.label}] ${name.padEnd(14)} wall ${(wall / 1000).toFixed(2)} s | event-loop delay max ${s.loopMaxMs.toFixed(0)} ms, p99 ${s.loopP99Ms.toFixed(0)} ms` +
-      ` | probe query (${s.queries}) max ${s.queryMaxMs.toFixed(0)} ms, p99 ${s.queryP99Ms.toFixed(0)} ms | ${JSON.stringify(out)}`,
-  );
+  figures[name] = { ...s, wallMs };
+  console.log(`[${args.label}] ${name.padEnd(13)} wall ${(wallMs / 1000).toFixed(2)} s | ${describe(s)} | ${JSON.stringify(out)}`);
   return out;
 }
 
 for (let round = 1; round <= Number(args.rounds); round++) {
-  const p = probe(db);
-  const started = performance.now();
   await phase('recluster', () => recluster(db, vectors, workspaceId));
   await phase('area model', () => rebuildAreaModel(db, workspaceId));
   await phase('planner stats', () => refreshPlannerStats(db));
-  const s = p.stop();
+  const all = Object.values(figures);
   console.log(
-    `[${args.label}] round ${round}: job wall ${((performance.now() - started) / 1000).toFixed(2)} s, event-loop delay max ${s.loopMaxMs.toFixed(0)} ms, p99 ${s.loopP99Ms.toFixed(0)} ms, ` +
-      `probe query max ${s.queryMaxMs.toFixed(0)} ms, p99 ${s.queryP99Ms.toFixed(0)} ms`,
+    `[${args.label}] round ${round}: job wall ${(all.reduce((a, f) => a + f.wallMs, 0) / 1000).toFixed(2)} s, longest stall ${Math.max(...all.map((f) => f.stallMaxMs)).toFixed(0)} ms, ` +
+      `loop delay max ${Math.max(...all.map((f) => f.loopMaxMs)).toFixed(0)} ms, probe query max ${Math.max(...all.map((f) => f.queryMaxMs)).toFixed(0)} ms`,
   );
 }
 console.log(`[${args.label}] load average before ${loadBefore}, after ${load()} (node ${process.version})`);
