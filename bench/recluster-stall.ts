@@ -17,6 +17,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import * as stores from '@engram/stores';
 import { createPgVectorStore, migrate, openDatabase, refreshPlannerStats, type Db } from '@engram/stores';
 import { rebuildAreaModel, recluster } from '@engram/indexer';
 
@@ -27,6 +28,8 @@ const { values: args } = parseArgs({
     dump: { type: 'string' },
     rounds: { type: 'string', default: '1' },
     compare: { type: 'string', multiple: true },
+    /** Prints every statement that took longer than this (ms): where a stall comes from. */
+    'trace-ms': { type: 'string' },
   },
 });
 
@@ -37,7 +40,7 @@ if (args.compare) {
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 const loadBefore = load();
-const db = await openDatabase(`pglite://${join(args.data!, 'db')}`);
+const db = traced(await openDatabase(`pglite://${join(args.data!, 'db')}`), args['trace-ms'] ? Number(args['trace-ms']) : null);
 const migrated = await migrate(db);
 if (migrated.length > 0) console.log(`[${args.label}] applied migrations ${migrated.join(', ')}`);
 const workspaceId = (await db.query<{ id: string }>('SELECT id FROM workspaces ORDER BY created_at LIMIT 1')).rows[0]!.id;
@@ -51,6 +54,24 @@ const counts = (await db.query<{ items: number; members: number; clusters: numbe
   [workspaceId],
 )).rows[0]!;
 console.log(`[${args.label}] ${args.data}: workspace ${workspaceId}, ${counts.items} items, ${counts.members} cluster members in ${counts.clusters} clusters`);
+
+/** The database with statements slower than `slowMs` printed (SQL cut to 100 characters). */
+function traced(database: Db, slowMs: number | null): Db {
+  if (slowMs === null) return database;
+  const time = async <T>(sql: string, run: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const out = await run();
+    const ms = performance.now() - started;
+    if (ms > slowMs) console.log(`    slow statement ${ms.toFixed(0)} ms: ${sql.replace(/\s+/g, ' ').slice(0, 100)}`);
+    return out;
+  };
+  const wrap = (q: Db['query']): Db['query'] => (sql, params) => time(sql, () => q(sql, params));
+  return {
+    ...database,
+    query: wrap(database.query.bind(database)),
+    transaction: (fn) => database.transaction((tx) => fn({ query: wrap(tx.query.bind(tx)) })),
+  };
+}
 
 interface ProbeFigures {
   /** Longest gap between two ticks of a 10 ms timer, less 10 ms: the longest the loop was held. */
@@ -132,7 +153,9 @@ async function phase<T>(name: string, fn: () => Promise<T>): Promise<T> {
 for (let round = 1; round <= Number(args.rounds); round++) {
   await phase('recluster', () => recluster(db, vectors, workspaceId));
   await phase('area model', () => rebuildAreaModel(db, workspaceId));
-  await phase('planner stats', () => refreshPlannerStats(db));
+  // The job refreshes statistics one table at a time where the stores offer it (after this change).
+  const byTable = (stores as Partial<{ refreshPlannerStatsByTable: (d: Db, between: () => Promise<void>) => Promise<boolean> }>).refreshPlannerStatsByTable;
+  await phase('planner stats', () => (byTable ? byTable(db, () => new Promise((resolve) => setImmediate(resolve))) : refreshPlannerStats(db)));
   const all = Object.values(figures);
   console.log(
     `[${args.label}] round ${round}: job wall ${(all.reduce((a, f) => a + f.wallMs, 0) / 1000).toFixed(2)} s, longest stall ${Math.max(...all.map((f) => f.stallMaxMs)).toFixed(0)} ms, ` +

@@ -12,11 +12,11 @@
  * is published at once (readers see the old model or the new one).
  */
 import { areasOfFiles, listChangesPage, replaceAreaModel, type Db } from '@engram/stores';
-import { pageSink, startComputeThread, yieldToLoop, type PageSink } from '../clusters/offThread.js';
+import { pageSink, startComputeThread, yieldingDb, yieldToLoop, type PageSink } from '../clusters/offThread.js';
 import { createAreaCounter, type AreaRows, type ChangePage } from './count.js';
 
 /** Changes read per page. */
-const READ_PAGE = 2_000;
+const READ_PAGE = 1_000;
 
 export interface AreaModelSummary {
   changes: number;
@@ -47,7 +47,8 @@ function countSink(mode: AreaModelOptions['thread']): PageSink<ChangePage, AreaR
   });
 }
 
-export async function rebuildAreaModel(db: Db, workspaceId: string, options: AreaModelOptions = {}): Promise<AreaModelSummary> {
+export async function rebuildAreaModel(database: Db, workspaceId: string, options: AreaModelOptions = {}): Promise<AreaModelSummary> {
+  const db = yieldingDb(database);
   const sink = countSink(options.thread);
   let rows: AreaRows;
   try {

@@ -10,12 +10,28 @@ import { dirname, join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { Db, Queryable } from '@engram/stores';
 import type { WorkerReply, WorkerRequest } from './computeWorker.js';
 
 const workerUrl = new URL('./computeWorker.ts', import.meta.url);
 
 /** Lets the event loop run what waits (an HTTP request, a timer) before the next slice of work. */
 export const yieldToLoop = (): Promise<void> => nextTurn();
+
+/**
+ * The database with a turn of the event loop before every statement, in and out of transactions. On
+ * PGlite a query runs on this thread and its promise settles in a microtask, so a chain of awaited
+ * queries never lets a timer or a socket in: without this, a job's reads would run back to back for
+ * as long as the job lasts. With it, the longest stretch is one statement.
+ */
+export function yieldingDb(db: Db): Db {
+  const yielding = (target: Queryable): Queryable['query'] =>
+    async <R>(sql: string, params?: readonly unknown[]) => {
+      await nextTurn();
+      return target.query<R>(sql, params);
+    };
+  return { ...db, query: yielding(db), transaction: (fn) => db.transaction((tx) => fn({ query: yielding(tx) })) };
+}
 
 /**
  * Plain JavaScript starts directly; TypeScript (the repo runs on tsx) through a bootstrap that loads it

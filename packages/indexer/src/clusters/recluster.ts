@@ -14,7 +14,7 @@ import {
 import { invalidateCentroids } from './centroidCache.js';
 import { DEFAULT_FEATURE_SPACE, type FeatureSpace } from './features.js';
 import { countItems, loadItemTexts, loadTopicalMentions, type EntityRow } from './itemTopics.js';
-import { pageSink, startComputeThread, yieldToLoop, type PageSink } from './offThread.js';
+import { pageSink, startComputeThread, yieldingDb, yieldToLoop, type PageSink } from './offThread.js';
 import type { PartitionOptions } from './partition.js';
 import { createPlanner, type PlanOptions, type ReclusterPage, type ReclusterPlan } from './plan.js';
 
@@ -39,11 +39,14 @@ export interface ReclusterResult {
 }
 
 export const DEFAULT_PARTITION: PartitionOptions = { mergeThreshold: 0.8, minSplitSize: 8, splitCoherence: 0.7, splitGain: 0.05 };
-/** Members read per page (their vectors arrive as text: about 5 KB each). */
-const READ_PAGE = 500;
-/** Clusters per staging statement (a centroid is about 7 KB of JSON). */
-const STAGE_CLUSTERS = 50;
-const STAGE_MEMBERS = 2_000;
+/**
+ * Rows per statement, so that no statement holds the embedded database (and this thread) for long:
+ * members read per page (their vectors arrive as text, about 5 KB each), clusters per staging
+ * statement (a centroid is about 7 KB of JSON), members per staging statement.
+ */
+const READ_PAGE = 200;
+const STAGE_CLUSTERS = 20;
+const STAGE_MEMBERS = 1_000;
 /** Staging rows older than this belong to a run that died: dropped by the next run. */
 const STALE_STAGE_MS = 3_600_000;
 
@@ -71,7 +74,8 @@ function planSink(options: PlanOptions, mode: ReclusterOptions['thread']): PageS
  * pages, the computing runs in a worker thread (`thread: 'worker'`), and the result is staged in small
  * slices, then swapped in by one transaction of a few statements (readers never see half of it).
  */
-export async function recluster(db: Db, vectors: VectorStore, workspaceId: string, options: ReclusterOptions = {}): Promise<ReclusterResult> {
+export async function recluster(database: Db, vectors: VectorStore, workspaceId: string, options: ReclusterOptions = {}): Promise<ReclusterResult> {
+  const db = yieldingDb(database);
   const planOptions: PlanOptions = {
     partition: {
       mergeThreshold: options.mergeThreshold ?? DEFAULT_PARTITION.mergeThreshold,
@@ -111,12 +115,13 @@ export async function recluster(db: Db, vectors: VectorStore, workspaceId: strin
     }
   }
   const count = await write(db, workspaceId, plan, ids, itemIds);
-  invalidateCentroids(db, workspaceId);
+  invalidateCentroids(database, workspaceId);
   return { clusters: count, merged: plan.merged, split: plan.split };
 }
 
 /** One page of members with their vectors, topical entities and titles. */
 async function readPage(db: Db, vectors: VectorStore, workspaceId: string, itemIds: string[], clusterIds: string[]): Promise<ReclusterPage> {
+  await yieldToLoop();
   const found = await vectors.getVectors(workspaceId, itemIds);
   const embedded = itemIds.filter((id) => found.has(id));
   const mentions = await loadTopicalMentions(db, workspaceId, embedded);

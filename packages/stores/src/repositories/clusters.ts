@@ -276,21 +276,39 @@ export async function applyReclusterStage(
   between: () => Promise<void> = async () => undefined,
 ): Promise<number> {
   const left = await db.transaction(async (tx) => {
-    await tx.query(
-      `INSERT INTO clusters (id, workspace_id, topic, summary, keywords, member_count, centroid, updated_at)
-       SELECT s.id, s.workspace_id, s.topic, s.summary, s.keywords, 0, s.centroid, clock_timestamp() FROM cluster_stage s WHERE s.run_id = $1
-       ON CONFLICT (id) DO UPDATE SET topic = EXCLUDED.topic, summary = EXCLUDED.summary, keywords = EXCLUDED.keywords,
-         centroid = EXCLUDED.centroid, updated_at = clock_timestamp()`,
-      [runId],
-    );
-    await between();
-    await tx.query(
-      `UPDATE cluster_members m SET cluster_id = s.cluster_id, similarity = s.similarity
-       FROM cluster_member_stage s WHERE s.run_id = $1 AND m.item_id = s.item_id AND m.workspace_id = s.workspace_id
-         AND (m.cluster_id IS DISTINCT FROM s.cluster_id OR m.similarity IS DISTINCT FROM s.similarity)`,
-      [runId],
-    );
-    await between();
+    for (let after = ''; ; ) {
+      const res = await tx.query<{ last: string | null; n: number }>(
+        `WITH s AS (SELECT * FROM cluster_stage WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3),
+         up AS (
+           INSERT INTO clusters (id, workspace_id, topic, summary, keywords, member_count, centroid, updated_at)
+           SELECT s.id, s.workspace_id, s.topic, s.summary, s.keywords, 0, s.centroid, clock_timestamp() FROM s
+           ON CONFLICT (id) DO UPDATE SET topic = EXCLUDED.topic, summary = EXCLUDED.summary, keywords = EXCLUDED.keywords,
+             centroid = EXCLUDED.centroid, updated_at = clock_timestamp()
+         )
+         SELECT max(id) AS last, count(*)::int AS n FROM s`,
+        [runId, after, APPLY_CLUSTERS],
+      );
+      await between();
+      const { last, n } = res.rows[0] ?? { last: null, n: 0 };
+      if (last === null || n < APPLY_CLUSTERS) break;
+      after = last;
+    }
+    for (let after = ''; ; ) {
+      const res = await tx.query<{ last: string | null; n: number }>(
+        `WITH s AS (SELECT * FROM cluster_member_stage WHERE run_id = $1 AND item_id > $2 ORDER BY item_id LIMIT $3),
+         moved AS (
+           UPDATE cluster_members m SET cluster_id = s.cluster_id, similarity = s.similarity FROM s
+           WHERE m.item_id = s.item_id AND m.workspace_id = s.workspace_id
+             AND (m.cluster_id IS DISTINCT FROM s.cluster_id OR m.similarity IS DISTINCT FROM s.similarity)
+         )
+         SELECT max(item_id) AS last, count(*)::int AS n FROM s`,
+        [runId, after, APPLY_MEMBERS],
+      );
+      await between();
+      const { last, n } = res.rows[0] ?? { last: null, n: 0 };
+      if (last === null || n < APPLY_MEMBERS) break;
+      after = last;
+    }
     if (redirects.length > 0) {
       await tx.query(
         `UPDATE cluster_members m SET cluster_id = r.to_id
@@ -310,14 +328,23 @@ export async function applyReclusterStage(
     const count = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM clusters WHERE workspace_id = $1', [workspaceId]);
     return count.rows[0]?.n ?? 0;
   });
-  await dropReclusterStage(db, runId);
+  await dropReclusterStage(db, runId, between);
   return left;
 }
 
-/** Drops a run's staging rows (after its swap, or when it failed). */
-export async function dropReclusterStage(db: Queryable, runId: string): Promise<void> {
-  await db.query('DELETE FROM cluster_member_stage WHERE run_id = $1', [runId]);
-  await db.query('DELETE FROM cluster_stage WHERE run_id = $1', [runId]);
+/** Rows each statement of the swap moves (a cluster row carries a centroid of about 7 KB). */
+const APPLY_CLUSTERS = 100;
+const APPLY_MEMBERS = 2_000;
+
+/** Drops a run's staging rows (after its swap, or when it failed), a slice per statement with `between` after each. */
+export async function dropReclusterStage(db: Queryable, runId: string, between: () => Promise<void> = async () => undefined): Promise<void> {
+  for (const table of ['cluster_member_stage', 'cluster_stage']) {
+    for (;;) {
+      const res = await db.query(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE run_id = $1 LIMIT $2))`, [runId, APPLY_MEMBERS]);
+      if (res.rowCount < APPLY_MEMBERS) break;
+      await between();
+    }
+  }
 }
 
 /** Drops staging rows a crashed run of this workspace left behind (older than `olderThanMs`). */
