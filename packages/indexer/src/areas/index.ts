@@ -16,7 +16,7 @@ import { pageSink, startComputeThread, yieldingDb, yieldToLoop, type PageSink } 
 import { createAreaCounter, type AreaRows, type ChangePage } from './count.js';
 
 /** Changes read per page. */
-const READ_PAGE = 1_000;
+const READ_PAGE = 2_000;
 
 export interface AreaModelSummary {
   changes: number;

@@ -54,7 +54,7 @@ export async function listChangesPage(db: Queryable, workspaceId: string, afterI
 }
 
 /** Rows a single statement of a build writes or prunes: small enough that no statement stalls the embedded database. */
-export const AREA_SLICE = 1_000;
+export const AREA_SLICE = 2_000;
 
 /** The live model's generation; readers read only its rows. */
 const LIVE = '(SELECT generation FROM area_models WHERE workspace_id = $1)';
