@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgVectorStore, type Db, type VectorStore } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
-import { assignCluster, recluster } from '../src/clusters/index.js';
+import { assignCluster, assignClusters, recluster } from '../src/clusters/index.js';
 import { insertFixtureItem, type FixtureItem } from '../src/testing/clusterFixtures.js';
 
 const DIMENSIONS = 32;
@@ -109,6 +109,22 @@ describe('assignCluster', () => {
     expect(counts).toEqual({ [cssCluster]: 3, [bumpCluster]: 5 });
     expect(await memberCount(cssCluster)).toBe(3);
     expect(await memberCount(bumpCluster)).toBe(5);
+  });
+});
+
+describe('assignClusters', () => {
+  it('places a batch as assigning its items one by one would, and re-assigning the batch changes nothing', async () => {
+    const [single, batch] = [await testWorkspace(db), await testWorkspace(db)];
+    const mixed = async (ws: string) => [...(await load(ws, CSS_FIXES, 0)), ...(await load(ws, BUMPS, 9)), ...(await load(ws, OXC_BUMPS, 3))];
+    const one: { created: boolean }[] = [];
+    for (const item of await mixed(single)) one.push(await assignCluster(db, { workspaceId: single, itemId: item.id, vector: item.vector }));
+    const items = await mixed(batch);
+    const many = await assignClusters(db, batch, items.map((i) => ({ itemId: i.id, vector: i.vector })));
+    expect(many.map((a) => a.created)).toEqual(one.map((a) => a.created));
+    const shape = async (ws: string) => (await clustersOf(ws)).map((c) => `${c.member_count} ${c.topic}`).sort();
+    expect(await shape(batch)).toEqual(await shape(single));
+    const again = await assignClusters(db, batch, items.map((i) => ({ itemId: i.id, vector: i.vector })));
+    expect(again).toEqual(many.map((a) => ({ ...a, created: false })));
   });
 });
 

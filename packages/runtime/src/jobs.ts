@@ -1,5 +1,5 @@
 import { createIndexer, LEXICAL_VERSION, rebuildAreaModel, recluster, refreshExpertise, relexIfStale } from '@engram/indexer';
-import { getAreaModelVersion, listPendingEventIds, listWorkspaces, refreshPlannerStats } from '@engram/stores';
+import { getAreaModelVersion, listPendingEventIds, listWorkspaces, refreshPlannerStats, refreshPlannerStatsByTable } from '@engram/stores';
 import type { Runtime } from './runtime.js';
 import { recoverSyncs, scheduleIncrementalSyncs, syncHandlers } from './sync.js';
 
@@ -52,13 +52,17 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
           return;
         }
       }
+      // Each step reads and writes in small slices with yields between them and computes in a worker
+      // thread, so on the embedded default the api keeps answering while it runs.
+      let started = performance.now();
       const res = await recluster(db, vectors, workspaceId);
-      logger.info({ workspaceId, ...res }, 'recluster done');
+      logger.info({ workspaceId, ...res, ms: Math.round(performance.now() - started) }, 'recluster done');
       // The area model follows the same bursts: new changes bring new files and titles.
+      started = performance.now();
       const areas = await rebuildAreaModel(db, workspaceId);
-      logger.info({ workspaceId, ...areas }, 'area model rebuilt');
+      logger.info({ workspaceId, ...areas, ms: Math.round(performance.now() - started) }, 'area model rebuilt');
       // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow.
-      await refreshPlannerStats(db);
+      await refreshPlannerStatsByTable(db, () => new Promise((resolve) => setImmediate(resolve)));
     },
     'actors.expertise': async ({ workspaceId, actorIds }) => {
       await refreshExpertise(db, workspaceId, actorIds);

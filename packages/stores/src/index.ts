@@ -16,3 +16,5 @@ export * from './repositories/edges.js';
 export * from './repositories/lexicon.js';
 export * from './repositories/areas.js';
 export * from './readModels/index.js';
+export * from './repositories/clusters.js';
+export * from './repositories/plannerStats.js';

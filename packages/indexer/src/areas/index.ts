@@ -7,12 +7,16 @@
  *
  * A change is a pull request with its commits, or a commit no pull request contains: a commit folded into
  * a PR would count the PR's title twice in every area the PR touched. Areas only one change touched are
- * left out (they tell nothing about another change). Rebuilt wholesale, since titles and files change.
+ * left out (they tell nothing about another change). Rebuilt wholesale, since titles and files change:
+ * changes are read in pages, counted in a worker thread, and written as a new generation in slices that
+ * is published at once (readers see the old model or the new one).
  */
-import { areasOfFiles, replaceAreaModel, ROOT_AREA, type Db } from '@engram/stores';
-import { tokenize } from '@engram/text';
+import { areasOfFiles, listChangesPage, replaceAreaModel, type Db } from '@engram/stores';
+import { pageSink, startComputeThread, yieldingDb, yieldToLoop, type PageSink } from '../clusters/offThread.js';
+import { createAreaCounter, type AreaRows, type ChangePage } from './count.js';
 
-const PAGE = 5_000;
+/** Changes read per page. */
+const READ_PAGE = 2_000;
 
 export interface AreaModelSummary {
   changes: number;
@@ -20,42 +24,47 @@ export interface AreaModelSummary {
   terms: number;
 }
 
-export async function rebuildAreaModel(db: Db, workspaceId: string): Promise<AreaModelSummary> {
-  // The root is written even for an empty workspace: its row says the model was built.
-  const changesIn = new Map<string, number>([[ROOT_AREA, 0]]);
-  const termsIn = new Map<string, Map<string, number>>();
-  let changes = 0;
-  let after = '';
-  for (;;) {
-    const page = await db.query<{ id: string; title: string | null; files: string[] }>(
-      `SELECT i.id, i.title, i.files FROM items i
-       WHERE i.workspace_id = $1 AND i.id > $2
-         AND NOT (i.type = 'commit' AND EXISTS (SELECT 1 FROM edges e WHERE e.type = 'commit_pr' AND e.target_id = i.id))
-       ORDER BY i.id LIMIT ${PAGE}`,
-      [workspaceId, after],
-    );
-    for (const row of page.rows) {
-      changes++;
-      const terms = new Set(tokenize(row.title ?? ''));
-      for (const area of [ROOT_AREA, ...areasOfFiles(row.files)]) {
-        changesIn.set(area, (changesIn.get(area) ?? 0) + 1);
-        const counts = termsIn.get(area) ?? termsIn.set(area, new Map()).get(area)!;
-        for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
-      }
+export interface AreaModelOptions {
+  /**
+   * Where the counting runs: a worker thread, this thread, or `auto` (the default): this thread up to
+   * 2,000 changes, a worker above. All give the same model.
+   */
+  thread?: 'worker' | 'inline' | 'auto';
+}
+
+/** Below this many changes they are counted inline (a few ms a page), above it in a worker thread. */
+const INLINE_MAX_CHANGES = 2_000;
+
+function countSink(mode: AreaModelOptions['thread']): PageSink<ChangePage, AreaRows> {
+  return pageSink(mode, INLINE_MAX_CHANGES, createAreaCounter, () => {
+    const worker = startComputeThread();
+    worker.post({ kind: 'areas:start' });
+    return {
+      addPage: (page) => worker.post({ kind: 'areas:page', page }),
+      finish: async () => (await worker.ask({ kind: 'areas:finish' }, 'areas')).rows,
+      close: () => worker.close(),
+    };
+  });
+}
+
+export async function rebuildAreaModel(database: Db, workspaceId: string, options: AreaModelOptions = {}): Promise<AreaModelSummary> {
+  const db = yieldingDb(database);
+  const sink = countSink(options.thread);
+  let rows: AreaRows;
+  try {
+    for (let after = ''; ; ) {
+      const page = await listChangesPage(db, workspaceId, after, READ_PAGE);
+      if (page.length === 0) break;
+      sink.addPage({ titles: page.map((r) => r.title ?? ''), areas: page.map((r) => [...areasOfFiles(r.files)]) }, page.length);
+      after = page[page.length - 1]!.id;
+      await yieldToLoop();
+      if (page.length < READ_PAGE) break;
     }
-    if (page.rows.length < PAGE) break;
-    after = page.rows[page.rows.length - 1]!.id;
+    rows = await sink.finish();
+  } finally {
+    await sink.close();
   }
-  const areas: [string, number][] = [];
-  const terms: [string, string, number][] = [];
-  for (const [area, n] of changesIn) {
-    if (n < 2 && area !== ROOT_AREA) continue;
-    areas.push([area, n]);
-    for (const [t, c] of termsIn.get(area) ?? []) terms.push([t, area, c]);
-  }
-  // Stored in key order, so a term's rows sit together on disk and a query reads few pages.
-  areas.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  terms.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-  await replaceAreaModel(db, workspaceId, { areas, terms });
-  return { changes, areas: areas.length, terms: terms.length };
+  // The root is written even for an empty workspace: its row says the model was built.
+  await replaceAreaModel(db, workspaceId, rows, yieldToLoop);
+  return { changes: rows.changes, areas: rows.areaNames.length, terms: rows.termTerms.length };
 }

@@ -1,7 +1,19 @@
-import { newId, type Db, type Queryable } from '@engram/stores';
+import {
+  compareAndJoin,
+  deleteCluster,
+  insertSeedCluster,
+  lockCluster,
+  newId,
+  readItemClusterState,
+  readItemClusterStates,
+  upsertClusterMember,
+  writeClusterCentroid,
+  type Db,
+  type Queryable,
+} from '@engram/stores';
 import { centroidsFor, invalidateCentroids, nearestCluster, putCluster, similarityTo, workspaceMean, type WorkspaceCentroids } from './centroidCache.js';
-import { compareAndJoin, insertSeed, lockCluster, readItemState, upsertMember, writeCluster } from './clusterRows.js';
-import { DEFAULT_FEATURE_SPACE, shiftMean, topicFeature, type FeatureSpace, type TopicalEntity } from './features.js';
+import { DEFAULT_FEATURE_SPACE, shiftMean, TOPICAL_CATEGORIES, topicFeature, type FeatureSpace, type TopicalEntity } from './features.js';
+import { toTopicalEntity, type EntityRow } from './itemTopics.js';
 import { itemLabels } from './labels.js';
 
 export interface AssignOptions {
@@ -43,14 +55,45 @@ export interface Assignment {
  * writers are safe: each write is a compare-and-set, retried on a fresh read when it loses.
  */
 export async function assignCluster(db: Db, input: AssignInput): Promise<Assignment> {
+  return assignOne(db, input, null);
+}
+
+export interface BatchItem {
+  itemId: string;
+  /** The item's text embedding (chunk 0). */
+  vector: readonly number[];
+  /** Topical entities; read from `entity_mentions` when absent. */
+  entities?: TopicalEntity[];
+}
+
+/**
+ * `assignCluster` for many items of one workspace, in order: what each needs about itself (cluster,
+ * title, entities) is read in one query for the whole batch instead of one per item. Same outcome as
+ * assigning them one by one; an item that loses a race is retried the single-item way.
+ */
+export async function assignClusters(db: Db, workspaceId: string, items: readonly BatchItem[], options: AssignOptions = {}): Promise<Assignment[]> {
+  const first = items[0];
+  if (!first) return [];
+  const space = options.space ?? DEFAULT_FEATURE_SPACE;
+  const cache = await centroidsFor(db, workspaceId, first.vector.length + space.entityDimensions, options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS);
+  const unique = new Set(items.map((i) => i.itemId));
+  const states = unique.size === items.length ? await readItemStates(db, workspaceId, [...unique], cache.itemCount) : new Map<string, ItemState>();
+  const out: Assignment[] = [];
+  for (const item of items) out.push(await assignOne(db, { workspaceId, ...item, options }, states.get(item.itemId) ?? null));
+  return out;
+}
+
+async function assignOne(db: Db, input: AssignInput, prefetched: ItemState | null): Promise<Assignment> {
   const options = input.options ?? {};
   const space = options.space ?? DEFAULT_FEATURE_SPACE;
   const dimensions = input.vector.length + space.entityDimensions;
   const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   for (let attempt = 1; ; attempt++) {
     let cache = await centroidsFor(db, input.workspaceId, dimensions, ttl);
-    const state = await readItemState(db, input.workspaceId, input.itemId, cache.itemCount);
-    cache = await centroidsFor(db, input.workspaceId, dimensions, ttl, state.clusterCount);
+    // A batch read the item's state before its earlier items were placed: its cluster count is not
+    // compared (this process's own seeds are already in the cache; another writer's show as a lost race).
+    const state = attempt === 1 && prefetched ? prefetched : await readItemState(db, input.workspaceId, input.itemId, cache.itemCount);
+    if (!(attempt === 1 && prefetched)) cache = await centroidsFor(db, input.workspaceId, dimensions, ttl, state.clusterCount);
     const feature = topicFeature(input.vector, input.entities ?? state.entities, space);
     const done = await place(db, cache, input, options, feature, state.currentClusterId, state.title, input.entities ?? state.entities);
     if (done) return done;
@@ -96,7 +139,7 @@ async function place(
     return outcome.kind === 'joined' ? { clusterId: target.id, created: false } : null;
   }
   const clusterId = newId('clu');
-  const version = await insertSeed(db, { workspaceId, itemId, clusterId, centroid: feature, labels: itemLabels(title, entities) });
+  const version = await insertSeedCluster(db, { workspaceId, itemId, clusterId, centroid: feature, labels: itemLabels(title, entities) });
   if (version === null) return null;
   putCluster(cache, clusterId, feature, 1, version);
   return { clusterId, created: true };
@@ -109,8 +152,8 @@ async function move(db: Db, cache: WorkspaceCentroids, workspaceId: string, item
     const target = await lockCluster(tx, toId);
     if (target === null) return false;
     const centroid = shiftMean(target.centroid, target.count, feature, 1);
-    const version = await writeCluster(tx, toId, centroid, target.count + 1);
-    await upsertMember(tx, workspaceId, itemId, toId, similarityTo(workspaceMean(cache), feature, centroid));
+    const version = await writeClusterCentroid(tx, toId, centroid, target.count + 1);
+    await upsertClusterMember(tx, workspaceId, itemId, toId, similarityTo(workspaceMean(cache), feature, centroid));
     applied.push(() => putCluster(cache, toId, centroid, target.count + 1, version));
     applied.push(await leave(tx, cache, fromId, feature, true));
     return true;
@@ -127,13 +170,31 @@ async function leave(tx: Queryable, cache: WorkspaceCentroids, clusterId: string
   const locked = await lockCluster(tx, clusterId);
   let apply = (): void => undefined;
   if (locked !== null && locked.count <= 1) {
-    await tx.query('DELETE FROM clusters WHERE id = $1', [clusterId]);
+    await deleteCluster(tx, clusterId);
     apply = () => putCluster(cache, clusterId, locked.centroid, 0, '');
   } else if (locked !== null) {
     const centroid = shiftMean(locked.centroid, locked.count, feature, -1);
-    const version = await writeCluster(tx, clusterId, centroid, locked.count - 1);
+    const version = await writeClusterCentroid(tx, clusterId, centroid, locked.count - 1);
     apply = () => putCluster(cache, clusterId, centroid, locked.count - 1, version);
   }
   if (!deferred) apply();
   return apply;
+}
+
+interface ItemState {
+  currentClusterId: string | null;
+  clusterCount: number;
+  title: string;
+  entities: TopicalEntity[];
+}
+
+/** Everything about the item in one round trip: its cluster, the workspace's cluster count, title and topical entities. */
+async function readItemState(db: Queryable, workspaceId: string, itemId: string, itemCount: number): Promise<ItemState> {
+  const state = await readItemClusterState(db, workspaceId, itemId, TOPICAL_CATEGORIES);
+  return { ...state, entities: state.mentions.map((m) => toTopicalEntity(m as EntityRow, itemCount)) };
+}
+
+async function readItemStates(db: Queryable, workspaceId: string, itemIds: string[], itemCount: number): Promise<Map<string, ItemState>> {
+  const states = await readItemClusterStates(db, workspaceId, itemIds, TOPICAL_CATEGORIES);
+  return new Map([...states].map(([id, state]) => [id, { ...state, entities: state.mentions.map((m) => toTopicalEntity(m as EntityRow, itemCount)) }]));
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '@engram/stores';
+import { listClusterCentroids, type Queryable } from '@engram/stores';
 import { centre, centredCosine, centredMean, norm, type CentredMean } from './features.js';
 import { countItems } from './itemTopics.js';
 
@@ -34,22 +34,13 @@ export function invalidateCentroids(db: object, workspaceId: string): void {
   caches.get(db)?.delete(workspaceId);
 }
 
-export const parseCentroid = (value: unknown): Float32Array | null => {
-  const list = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
-  return Array.isArray(list) ? Float32Array.from(list as number[]) : null;
-};
-
 async function load(db: Queryable, workspaceId: string, dimensions: number): Promise<WorkspaceCentroids> {
-  const res = await db.query<{ id: string; centroid: unknown; member_count: number; version: string }>(
-    'SELECT id, centroid, member_count, updated_at::text AS version FROM clusters WHERE workspace_id = $1 AND member_count > 0',
-    [workspaceId],
-  );
+  const rows = await listClusterCentroids(db, workspaceId);
   const cache: WorkspaceCentroids = { clusters: new Map(), sum: new Float64Array(dimensions), members: 0, itemCount: 0, loadedAt: Date.now() };
-  for (const row of res.rows) {
-    const centroid = parseCentroid(row.centroid);
+  for (const row of rows) {
     // A centroid from another model's vectors is not comparable: it waits for the next recluster.
-    if (centroid === null || centroid.length !== dimensions) continue;
-    putCluster(cache, row.id, centroid, row.member_count, row.version);
+    if (row.centroid === null || row.centroid.length !== dimensions) continue;
+    putCluster(cache, row.id, row.centroid, row.memberCount, row.version);
   }
   cache.itemCount = await countItems(db, workspaceId);
   return cache;

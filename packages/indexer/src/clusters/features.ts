@@ -1,3 +1,5 @@
+import type { MentionRow } from '@engram/stores';
+
 /**
  * The space topics are clustered in: an item's text embedding blended with a hashed bag of its
  * topical entities (path areas, languages, packages, labels, keywords). Both parts are unit length
@@ -51,8 +53,21 @@ function bucket(text: string, size: number): number {
 export const inverseDocumentFrequency = (itemCount: number, documentFrequency: number): number =>
   Math.max(0, Math.log((itemCount + 1) / (documentFrequency + 1)));
 
+/** An item's mention of a topical entity as stored, with the entity's document frequency. */
+export interface EntityRow extends MentionRow {
+  category: TopicalCategory;
+}
+
+export const toTopicalEntity = (row: EntityRow, itemCount: number): TopicalEntity => ({
+  category: row.category,
+  key: row.key,
+  confidence: Number(row.confidence),
+  idf: inverseDocumentFrequency(itemCount, Math.max(1, Number(row.df))),
+  itemCount: Number(row.df),
+});
+
 /** The blended feature of one item. An item without topical entities is placed by its text alone. */
-export function topicFeature(vector: readonly number[], entities: readonly TopicalEntity[], space: FeatureSpace = DEFAULT_FEATURE_SPACE): Float32Array {
+export function topicFeature(vector: ArrayLike<number>, entities: readonly TopicalEntity[], space: FeatureSpace = DEFAULT_FEATURE_SPACE): Float32Array {
   const out = new Float32Array(vector.length + space.entityDimensions);
   const hashed = new Float32Array(space.entityDimensions);
   for (const entity of entities) {
@@ -102,9 +117,6 @@ export function shiftMean(mean: ArrayLike<number>, count: number, feature: Float
   for (let i = 0; i < feature.length; i++) out[i] = ((mean[i] ?? 0) * count + sign * feature[i]!) / next;
   return out;
 }
-
-/** Centroids are stored as JSON arrays rounded to 5 decimals (about 7 KB for 768 dimensions). */
-export const centroidToJson = (centroid: Float32Array): string => JSON.stringify(Array.from(centroid, (x) => Math.round(x * 1e5) / 1e5));
 
 /**
  * Sentence embeddings are anisotropic: every item sits in a narrow cone around the workspace mean

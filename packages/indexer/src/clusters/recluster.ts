@@ -1,9 +1,22 @@
-import { newId, type Db, type VectorStore } from '@engram/stores';
+import {
+  applyReclusterStage,
+  dropReclusterStage,
+  dropStaleReclusterStages,
+  listClusterMembersPage,
+  newId,
+  newReclusterRun,
+  stageClusterMembers,
+  stageClusters,
+  type Db,
+  type StagedMember,
+  type VectorStore,
+} from '@engram/stores';
 import { invalidateCentroids } from './centroidCache.js';
-import { centre, centredCosine, centredMean, centroidToJson, cosineToCentroid, DEFAULT_FEATURE_SPACE, meanOf, norm, topicFeature, type CentredMean, type FeatureSpace } from './features.js';
-import { countItems, loadItemTexts, loadTopicalEntities } from './itemTopics.js';
-import { clusterLabels, itemTerms, type ClusterLabels, type LabelMember } from './labels.js';
-import { mergeClose, splitIncoherent, type Group, type Member, type PartitionOptions } from './partition.js';
+import { DEFAULT_FEATURE_SPACE, type FeatureSpace } from './features.js';
+import { countItems, loadItemTexts, loadTopicalMentions, type EntityRow } from './itemTopics.js';
+import { pageSink, startComputeThread, yieldingDb, yieldToLoop, type PageSink } from './offThread.js';
+import type { PartitionOptions } from './partition.js';
+import { createPlanner, type PlanOptions, type ReclusterPage, type ReclusterPlan } from './plan.js';
 
 export interface ReclusterOptions extends Partial<PartitionOptions> {
   space?: FeatureSpace;
@@ -11,6 +24,12 @@ export interface ReclusterOptions extends Partial<PartitionOptions> {
   summarize?: (titles: string[]) => Promise<string>;
   /** Smallest cluster worth an LLM summary. */
   summarizeMinMembers?: number;
+  /**
+   * Where the CPU work runs: a worker thread (the event loop stays free for HTTP), this thread, or
+   * `auto` (the default): this thread for a small workspace, a worker above 1,000 members. All give the
+   * same clusters.
+   */
+  thread?: 'worker' | 'inline' | 'auto';
 }
 
 export interface ReclusterResult {
@@ -20,124 +39,136 @@ export interface ReclusterResult {
 }
 
 export const DEFAULT_PARTITION: PartitionOptions = { mergeThreshold: 0.8, minSplitSize: 8, splitCoherence: 0.7, splitGain: 0.05 };
-const VECTOR_BATCH = 500;
+/**
+ * Rows per statement, so that no statement holds the embedded database (and this thread) for long:
+ * members read per page (their vectors arrive as text, about 5 KB each), clusters per staging
+ * statement (a centroid is about 7 KB of JSON), members per staging statement.
+ */
+const READ_PAGE = 200;
+const STAGE_CLUSTERS = 20;
+const STAGE_MEMBERS = 1_000;
+/** Staging rows older than this belong to a run that died: dropped by the next run. */
+const STALE_STAGE_MS = 3_600_000;
 
-interface FinalCluster {
-  id: string;
-  centroid: Float32Array;
-  members: Member[];
-  labels: ClusterLabels;
+/** Below this many members the plan is computed inline (about 40 ms), above it in a worker thread. */
+const INLINE_MAX_MEMBERS = 1_000;
+
+function planSink(options: PlanOptions, mode: ReclusterOptions['thread']): PageSink<ReclusterPage, ReclusterPlan> {
+  return pageSink(mode, INLINE_MAX_MEMBERS, () => createPlanner(options), () => {
+    const thread = startComputeThread();
+    thread.post({ kind: 'plan:start', options });
+    return {
+      addPage: (page) => thread.post({ kind: 'plan:page', page }, [page.vectors.buffer, page.hasVector.buffer] as ArrayBuffer[]),
+      finish: async () => (await thread.ask({ kind: 'plan:finish' }, 'plan')).plan,
+      close: () => thread.close(),
+    };
+  });
 }
 
 /**
  * The periodic re-cluster job for one workspace: recomputes every centroid from its members' current
  * vectors and entities, merges close clusters, splits incoherent ones, drops empty ones and relabels
  * all of them. Members whose vector is missing keep their cluster (or follow it into a merge).
+ *
+ * Built so that it never holds the event loop for long: members, vectors and entities are read in
+ * pages, the computing runs in a worker thread (`thread: 'worker'`), and the result is staged in small
+ * slices, then swapped in by one transaction of a few statements (readers never see half of it).
  */
-export async function recluster(db: Db, vectors: VectorStore, workspaceId: string, options: ReclusterOptions = {}): Promise<ReclusterResult> {
-  const partition: PartitionOptions = { ...DEFAULT_PARTITION, ...options };
-  const space = options.space ?? DEFAULT_FEATURE_SPACE;
-  const rows = (await db.query<{ item_id: string; cluster_id: string }>('SELECT item_id, cluster_id FROM cluster_members WHERE workspace_id = $1 ORDER BY item_id', [workspaceId])).rows;
-  const itemIds = rows.map((r) => r.item_id);
-  const embedded = new Map<string, number[]>();
-  for (let i = 0; i < itemIds.length; i += VECTOR_BATCH) {
-    for (const [id, v] of await vectors.getVectors(workspaceId, itemIds.slice(i, i + VECTOR_BATCH))) embedded.set(id, v);
+export async function recluster(database: Db, vectors: VectorStore, workspaceId: string, options: ReclusterOptions = {}): Promise<ReclusterResult> {
+  const db = yieldingDb(database);
+  const planOptions: PlanOptions = {
+    partition: {
+      mergeThreshold: options.mergeThreshold ?? DEFAULT_PARTITION.mergeThreshold,
+      minSplitSize: options.minSplitSize ?? DEFAULT_PARTITION.minSplitSize,
+      splitCoherence: options.splitCoherence ?? DEFAULT_PARTITION.splitCoherence,
+      splitGain: options.splitGain ?? DEFAULT_PARTITION.splitGain,
+    },
+    space: options.space ?? DEFAULT_FEATURE_SPACE,
+    itemCount: await countItems(db, workspaceId),
+    centralTitlesMinMembers: options.summarize ? (options.summarizeMinMembers ?? 3) : 0,
+  };
+  await dropStaleReclusterStages(db, workspaceId, STALE_STAGE_MS);
+  const sink = planSink(planOptions, options.thread);
+  let plan: ReclusterPlan;
+  const itemIds: string[] = [];
+  try {
+    for (let after = ''; ; ) {
+      const rows = await listClusterMembersPage(db, workspaceId, after, READ_PAGE);
+      if (rows.length === 0) break;
+      const ids = rows.map((r) => r.itemId);
+      sink.addPage(await readPage(db, vectors, workspaceId, ids, rows.map((r) => r.clusterId)), ids.length);
+      itemIds.push(...ids);
+      after = ids[ids.length - 1]!;
+      await yieldToLoop();
+      if (rows.length < READ_PAGE) break;
+    }
+    plan = await sink.finish();
+  } finally {
+    await sink.close();
   }
-  const itemCount = await countItems(db, workspaceId);
-  const entities = await loadTopicalEntities(db, workspaceId, itemIds, itemCount);
-  const dimensions = (embedded.values().next().value?.length ?? 0) + space.entityDimensions;
 
-  // Raw features give the stored centroids (assignment centres them itself); the partition works on
-  // centred ones, so that closeness means "about the same thing", not "near the workspace mean".
-  const raw = new Map<string, Float32Array>();
-  const sum = new Float64Array(dimensions);
-  for (const [itemId, vector] of embedded) {
-    const feature = topicFeature(vector, entities.get(itemId) ?? [], space);
-    raw.set(itemId, feature);
-    for (let i = 0; i < dimensions; i++) sum[i]! += feature[i] ?? 0;
-  }
-  const mean = centredMean(sum, raw.size);
-  const byCluster = new Map<string, Group>();
-  for (const row of rows) {
-    const feature = raw.get(row.item_id);
-    if (!feature) continue;
-    const group = byCluster.get(row.cluster_id) ?? { id: row.cluster_id, members: [], absorbed: [] };
-    group.members.push({ itemId: row.item_id, feature: centre(feature, mean) });
-    byCluster.set(row.cluster_id, group);
-  }
-  const afterMerge = mergeClose([...byCluster.values()], dimensions, partition.mergeThreshold, partition.splitCoherence);
-  const afterSplit = splitIncoherent(afterMerge.groups, dimensions, partition);
-
-  const texts = await loadItemTexts(db, [...embedded.keys()]);
-  const finals: FinalCluster[] = [];
-  const labelInput = new Map<string, LabelMember[]>();
-  for (const group of afterSplit.groups) {
-    const id = group.id ?? newId('clu');
-    const centred = meanOf(group.members.map((m) => m.feature), dimensions);
-    const length = norm(centred);
-    const centroid = meanOf(group.members.map((m) => raw.get(m.itemId)!), dimensions);
-    labelInput.set(
-      id,
-      group.members.map((m) => {
-        const title = texts.get(m.itemId)?.title ?? '';
-        return { title, terms: itemTerms(title, entities.get(m.itemId) ?? []), centrality: cosineToCentroid(m.feature, centred, length) };
-      }),
-    );
-    finals.push({ id, centroid, members: group.members, labels: { topic: '', summary: '', keywords: [] } });
-  }
-  const labels = clusterLabels(labelInput);
-  for (const cluster of finals) {
-    cluster.labels = labels.get(cluster.id)!;
-    if (options.summarize && cluster.members.length >= (options.summarizeMinMembers ?? 3)) {
-      const titles = [...labelInput.get(cluster.id)!].sort((a, b) => b.centrality - a.centrality).slice(0, 10).map((m) => m.title);
-      cluster.labels.summary = (await options.summarize(titles)).trim() || cluster.labels.summary;
+  const ids = plan.clusters.map((c) => c.id ?? newId('clu'));
+  if (options.summarize) {
+    for (const cluster of plan.clusters) {
+      if (cluster.centralTitles.length === 0) continue;
+      cluster.labels.summary = (await options.summarize(cluster.centralTitles)).trim() || cluster.labels.summary;
     }
   }
-
-  const redirects = afterSplit.groups.flatMap((g, i) => g.absorbed.map((from) => ({ from, to: finals[i]!.id })));
-  const count = await write(db, workspaceId, finals, redirects, mean);
-  invalidateCentroids(db, workspaceId);
-  return { clusters: count, merged: afterMerge.merged, split: afterSplit.split };
+  const count = await write(db, workspaceId, plan, ids, itemIds);
+  invalidateCentroids(database, workspaceId);
+  return { clusters: count, merged: plan.merged, split: plan.split };
 }
 
-async function write(db: Db, workspaceId: string, finals: FinalCluster[], redirects: { from: string; to: string }[], mean: CentredMean): Promise<number> {
-  return db.transaction(async (tx) => {
-    const clusters = finals.map((c) => ({
-      id: c.id,
-      topic: c.labels.topic,
-      summary: c.labels.summary,
-      keywords: c.labels.keywords,
-      centroid: JSON.parse(centroidToJson(c.centroid)) as number[],
-    }));
-    await tx.query(
-      `INSERT INTO clusters (id, workspace_id, topic, summary, keywords, member_count, centroid, updated_at)
-       SELECT r.id, $1, r.topic, r.summary, ARRAY(SELECT jsonb_array_elements_text(r.keywords)), 0, r.centroid, clock_timestamp()
-       FROM jsonb_to_recordset($2::jsonb) AS r(id text, topic text, summary text, keywords jsonb, centroid jsonb)
-       ON CONFLICT (id) DO UPDATE SET topic = EXCLUDED.topic, summary = EXCLUDED.summary, keywords = EXCLUDED.keywords,
-         centroid = EXCLUDED.centroid, updated_at = clock_timestamp()`,
-      [workspaceId, JSON.stringify(clusters)],
-    );
-    const members = finals.flatMap((c) => {
-      const length = norm(c.centroid);
-      return c.members.map((m) => ({ item_id: m.itemId, cluster_id: c.id, similarity: centredCosine(m.feature, c.centroid, length, mean) }));
-    });
-    await tx.query(
-      `UPDATE cluster_members m SET cluster_id = r.cluster_id, similarity = r.similarity
-       FROM jsonb_to_recordset($1::jsonb) AS r(item_id text, cluster_id text, similarity real) WHERE m.item_id = r.item_id`,
-      [JSON.stringify(members)],
-    );
-    // Members this run did not see (no vector yet, or assigned meanwhile) follow their cluster into a merge.
-    await tx.query(
-      `UPDATE cluster_members m SET cluster_id = r.to_id
-       FROM jsonb_to_recordset($1::jsonb) AS r(from_id text, to_id text) WHERE m.cluster_id = r.from_id`,
-      [JSON.stringify(redirects.map((r) => ({ from_id: r.from, to_id: r.to })))],
-    );
-    await tx.query(
-      `UPDATE clusters c SET member_count = (SELECT count(*) FROM cluster_members m WHERE m.cluster_id = c.id) WHERE c.workspace_id = $1`,
-      [workspaceId],
-    );
-    await tx.query('DELETE FROM clusters WHERE workspace_id = $1 AND member_count = 0', [workspaceId]);
-    const left = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM clusters WHERE workspace_id = $1', [workspaceId]);
-    return left.rows[0]?.n ?? 0;
+/** One page of members with their vectors, topical entities and titles. */
+async function readPage(db: Db, vectors: VectorStore, workspaceId: string, itemIds: string[], clusterIds: string[]): Promise<ReclusterPage> {
+  await yieldToLoop();
+  const found = await vectors.getVectors(workspaceId, itemIds);
+  const embedded = itemIds.filter((id) => found.has(id));
+  const mentions = await loadTopicalMentions(db, workspaceId, embedded);
+  const texts = await loadItemTexts(db, embedded);
+  const dimensions = found.values().next().value?.length ?? 0;
+  const packed = new Float64Array(itemIds.length * dimensions);
+  const hasVector = new Uint8Array(itemIds.length);
+  const pageMentions: EntityRow[][] = [];
+  const titles: string[] = [];
+  itemIds.forEach((id, i) => {
+    const vector = found.get(id);
+    if (vector && vector.length === dimensions) {
+      packed.set(vector, i * dimensions);
+      hasVector[i] = 1;
+    }
+    pageMentions.push(mentions.get(id) ?? []);
+    titles.push(texts.get(id)?.title ?? '');
   });
+  return { itemIds, clusterIds, dimensions, vectors: packed, hasVector, mentions: pageMentions, titles };
+}
+
+/** Stages the plan in slices (yielding between them), then swaps it in. */
+async function write(db: Db, workspaceId: string, plan: ReclusterPlan, ids: string[], itemIds: string[]): Promise<number> {
+  const runId = newReclusterRun();
+  try {
+    const { dimensions } = plan;
+    for (let c = 0; c < plan.clusters.length; c += STAGE_CLUSTERS) {
+      const slice = plan.clusters.slice(c, c + STAGE_CLUSTERS).map((cluster, i) => ({
+        id: ids[c + i]!,
+        ...cluster.labels,
+        centroid: plan.centroids.subarray((c + i) * dimensions, (c + i + 1) * dimensions),
+      }));
+      await stageClusters(db, runId, workspaceId, slice);
+      await yieldToLoop();
+    }
+    for (let m = 0; m < plan.memberItems.length; m += STAGE_MEMBERS) {
+      const slice: StagedMember[] = [];
+      for (let k = m; k < Math.min(plan.memberItems.length, m + STAGE_MEMBERS); k++) {
+        slice.push({ itemId: itemIds[plan.memberItems[k]!]!, clusterId: ids[plan.memberClusters[k]!]!, similarity: plan.memberSimilarities[k]! });
+      }
+      await stageClusterMembers(db, runId, workspaceId, slice);
+      await yieldToLoop();
+    }
+    const redirects = plan.redirects.map((r) => ({ from: r.from, to: ids[r.to]! }));
+    return await applyReclusterStage(db, runId, workspaceId, redirects, yieldToLoop);
+  } catch (error) {
+    await dropReclusterStage(db, runId).catch(() => undefined);
+    throw error;
+  }
 }

@@ -4,6 +4,7 @@ import { m002ActorBots } from './m002_actor_bots.js';
 import { m003Postings } from './m003_postings.js';
 import { m004Areas } from './m004_areas.js';
 import { m005ItemChanges } from './m005_item_changes.js';
+import { m006ReclusterStaging } from './m006_recluster_staging.js';
 
 export interface Migration {
   id: string;
@@ -17,6 +18,7 @@ export const migrations: Migration[] = [
   { id: '003_postings', sql: m003Postings },
   { id: '004_areas', sql: m004Areas },
   { id: '005_item_changes', sql: m005ItemChanges },
+  { id: '006_recluster_staging', sql: m006ReclusterStaging },
 ];
 
 const LOCK_KEY = 724_001;

@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../db.js';
+import type { Queryable } from '../db.js';
 
 /** The whole workspace, as an area: its `changes` is the number of changes, its terms their title frequencies. */
 export const ROOT_AREA = '';
@@ -18,46 +18,144 @@ export function areasOfFiles(files: readonly string[]): Set<string> {
   return out;
 }
 
-export interface AreaModelRows {
-  /** [area, changes touching it], the root area included. */
-  areas: [string, number][];
-  /** [term, area, changes touching the area whose title has the term]. */
-  terms: [string, string, number][];
+/** A workspace's area model, column-wise (rows cross a thread boundary cheaply this way), sorted by key. */
+export interface AreaModelColumns {
+  /** Changes counted: the root area's size. */
+  changes: number;
+  /** Areas with the changes touching each, the root area included. */
+  areaNames: readonly string[];
+  areaChanges: ArrayLike<number>;
+  /** Row i: changes touching area `termAreas[i]` whose title has term `termTerms[i]`. */
+  termTerms: readonly string[];
+  termAreas: readonly string[];
+  termChanges: ArrayLike<number>;
 }
 
-const CHUNK = 10_000;
+export interface ChangeRow {
+  id: string;
+  title: string | null;
+  files: string[];
+}
 
-/** Replaces a workspace's area model in one transaction: readers see the old model or the new one. */
-export async function replaceAreaModel(db: Db, workspaceId: string, rows: AreaModelRows): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx.query('DELETE FROM area_terms WHERE workspace_id = $1', [workspaceId]);
-    await tx.query('DELETE FROM areas WHERE workspace_id = $1', [workspaceId]);
-    for (let i = 0; i < rows.areas.length; i += CHUNK) {
-      const chunk = rows.areas.slice(i, i + CHUNK);
-      await tx.query('INSERT INTO areas (workspace_id, area, changes) SELECT $1, a, n FROM unnest($2::text[], $3::int[]) AS t(a, n)', [
-        workspaceId,
-        chunk.map((r) => r[0]),
-        chunk.map((r) => r[1]),
-      ]);
-    }
-    for (let i = 0; i < rows.terms.length; i += CHUNK) {
-      const chunk = rows.terms.slice(i, i + CHUNK);
-      await tx.query('INSERT INTO area_terms (workspace_id, term, area, changes) SELECT $1, t, a, n FROM unnest($2::text[], $3::text[], $4::int[]) AS x(t, a, n)', [
-        workspaceId,
-        chunk.map((r) => r[0]),
-        chunk.map((r) => r[1]),
-        chunk.map((r) => r[2]),
-      ]);
-    }
-  });
+/**
+ * The workspace's changes in id order, `limit` after `afterId` ('' for the first page): pull requests,
+ * issues and other items, and the commits no pull request contains (a commit folded into a PR would
+ * count the PR's title twice).
+ */
+export async function listChangesPage(db: Queryable, workspaceId: string, afterId: string, limit: number): Promise<ChangeRow[]> {
+  const res = await db.query<ChangeRow>(
+    `SELECT i.id, i.title, i.files FROM items i
+     WHERE i.workspace_id = $1 AND i.id > $2
+       AND NOT (i.type = 'commit' AND EXISTS (SELECT 1 FROM edges e WHERE e.type = 'commit_pr' AND e.target_id = i.id))
+     ORDER BY i.id LIMIT $3`,
+    [workspaceId, afterId, limit],
+  );
+  return res.rows;
+}
+
+/** Rows a single statement of a build writes or prunes: small enough that no statement stalls the embedded database. */
+export const AREA_SLICE = 2_000;
+
+/** The live model's generation; readers read only its rows. */
+const LIVE = '(SELECT generation FROM area_models WHERE workspace_id = $1)';
+
+/**
+ * A new, unpublished generation of a workspace's area model. Write its rows with `writeAreaModelRows`
+ * (any number of calls, each one statement), then `publishAreaModel`. Readers go on reading the
+ * published generation until then.
+ */
+export async function startAreaModel(db: Queryable): Promise<number> {
+  const res = await db.query<{ g: string }>("SELECT nextval('area_model_generation')::text AS g");
+  return Number(res.rows[0]!.g);
+}
+
+/** Adds areas (name, changes touching it) to an unpublished generation, in one statement. */
+export async function writeAreas(db: Queryable, workspaceId: string, generation: number, names: readonly string[], changes: ArrayLike<number>): Promise<void> {
+  if (names.length === 0) return;
+  await db.query('INSERT INTO areas (workspace_id, generation, area, changes) SELECT $1, $2, a, n FROM unnest($3::text[], $4::int[]) AS t(a, n)', [
+    workspaceId,
+    generation,
+    names,
+    Array.from(changes),
+  ]);
+}
+
+/** Adds (term, area, changes) rows to an unpublished generation, in one statement. */
+export async function writeAreaTerms(
+  db: Queryable,
+  workspaceId: string,
+  generation: number,
+  terms: readonly string[],
+  areas: readonly string[],
+  changes: ArrayLike<number>,
+): Promise<void> {
+  if (terms.length === 0) return;
+  await db.query('INSERT INTO area_terms (workspace_id, generation, term, area, changes) SELECT $1, $2, t, a, n FROM unnest($3::text[], $4::text[], $5::int[]) AS x(t, a, n)', [
+    workspaceId,
+    generation,
+    terms,
+    areas,
+    Array.from(changes),
+  ]);
+}
+
+/**
+ * Makes a generation the live model in one statement: readers see the old model or the new one. A
+ * generation older than the live one is not published (a slower build started before a newer one
+ * finished); returns whether this one was.
+ */
+export async function publishAreaModel(db: Queryable, workspaceId: string, generation: number, changes: number): Promise<boolean> {
+  const res = await db.query(
+    `INSERT INTO area_models (workspace_id, generation, changes, built_at) VALUES ($1, $2, $3, clock_timestamp())
+     ON CONFLICT (workspace_id) DO UPDATE SET generation = EXCLUDED.generation, changes = EXCLUDED.changes, built_at = EXCLUDED.built_at
+     WHERE area_models.generation < EXCLUDED.generation`,
+    [workspaceId, generation, changes],
+  );
+  return res.rowCount > 0;
+}
+
+/**
+ * Deletes up to `limit` rows of generations older than the live one (a replaced model, or a build that
+ * lost to a newer one); returns how many it deleted, so the caller repeats while it is `limit`. Without
+ * a live model nothing is pruned.
+ */
+export async function pruneAreaModels(db: Queryable, workspaceId: string, limit = AREA_SLICE): Promise<number> {
+  let deleted = 0;
+  for (const table of ['area_terms', 'areas']) {
+    const res = await db.query(
+      `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE workspace_id = $1 AND generation < ${LIVE} LIMIT $2))`,
+      [workspaceId, limit - deleted],
+    );
+    deleted += res.rowCount;
+    if (deleted >= limit) break;
+  }
+  return deleted;
+}
+
+/**
+ * Replaces a workspace's area model: writes a new generation in slices of `AREA_SLICE` rows, publishes
+ * it and prunes the old one. `between` runs between statements (a yield to the event loop). Readers see
+ * the old model or the new one. Returns whether this build was published (false when a newer one was).
+ */
+export async function replaceAreaModel(db: Queryable, workspaceId: string, model: AreaModelColumns, between: () => Promise<void> = async () => undefined): Promise<boolean> {
+  const generation = await startAreaModel(db);
+  const slice = <T>(list: ArrayLike<T>, i: number): T[] => Array.prototype.slice.call(list, i, i + AREA_SLICE) as T[];
+  for (let i = 0; i < model.areaNames.length; i += AREA_SLICE) {
+    await writeAreas(db, workspaceId, generation, slice(model.areaNames, i), slice(model.areaChanges, i));
+    await between();
+  }
+  for (let i = 0; i < model.termTerms.length; i += AREA_SLICE) {
+    await writeAreaTerms(db, workspaceId, generation, slice(model.termTerms, i), slice(model.termAreas, i), slice(model.termChanges, i));
+    await between();
+  }
+  const published = await publishAreaModel(db, workspaceId, generation, model.changes);
+  while ((await pruneAreaModels(db, workspaceId)) >= AREA_SLICE) await between();
+  return published;
 }
 
 /** Which build of a workspace's area model is current, and how many changes it counted; null before the first. */
 export async function getAreaModelVersion(db: Queryable, workspaceId: string): Promise<{ builtAt: number; changes: number } | null> {
-  const res = await db.query<{ built_at: Date | string; changes: number }>('SELECT built_at, changes FROM areas WHERE workspace_id = $1 AND area = $2', [
-    workspaceId,
-    ROOT_AREA,
-  ]);
+  const res = await db.query<{ built_at: Date | string; changes: number }>('SELECT built_at, changes FROM area_models WHERE workspace_id = $1', [workspaceId]);
   const row = res.rows[0];
   return row ? { builtAt: new Date(row.built_at).getTime(), changes: Number(row.changes) } : null;
 }
@@ -65,7 +163,7 @@ export async function getAreaModelVersion(db: Queryable, workspaceId: string): P
 /** Changes touching each of the given areas; areas the model leaves out (one change or none) are absent. */
 export async function getAreaSizes(db: Queryable, workspaceId: string, areas: readonly string[]): Promise<Map<string, number>> {
   if (areas.length === 0) return new Map();
-  const res = await db.query<{ area: string; changes: number }>('SELECT area, changes FROM areas WHERE workspace_id = $1 AND area = ANY($2::text[])', [
+  const res = await db.query<{ area: string; changes: number }>(`SELECT area, changes FROM areas WHERE workspace_id = $1 AND generation = ${LIVE} AND area = ANY($2::text[])`, [
     workspaceId,
     [...new Set(areas)],
   ]);
@@ -77,7 +175,7 @@ export async function getTermAreas(db: Queryable, workspaceId: string, terms: re
   const out = new Map<string, Map<string, number>>(terms.map((t) => [t, new Map()]));
   if (terms.length === 0) return out;
   const res = await db.query<{ term: string; area: string; changes: number }>(
-    'SELECT term, area, changes FROM area_terms WHERE workspace_id = $1 AND term = ANY($2::text[])',
+    `SELECT term, area, changes FROM area_terms WHERE workspace_id = $1 AND generation = ${LIVE} AND term = ANY($2::text[])`,
     [workspaceId, [...new Set(terms)]],
   );
   for (const r of res.rows) out.get(r.term)?.set(r.area, Number(r.changes));

@@ -1,0 +1,132 @@
+import { getAreaCounts, ROOT_AREA, type Db } from '@engram/stores';
+import { testWorkspace } from '@engram/stores/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rebuildAreaModel } from '../src/areas/index.js';
+import { DEFAULT_FEATURE_SPACE, recluster, DEFAULT_PARTITION } from '../src/clusters/index.js';
+import type { EntityRow } from '../src/clusters/features.js';
+import { startComputeThread } from '../src/clusters/offThread.js';
+import { planRecluster, type PlanOptions, type ReclusterPage } from '../src/clusters/plan.js';
+import { openHarness, pullRequest, stageAndIndex, type Harness } from './helpers.js';
+
+/**
+ * The re-cluster job computes in a worker thread so that the api's event loop stays free; what it
+ * computes must not depend on where. A seeded fixture whose clusters need both merges and splits goes
+ * through the plan inline and through the worker, and a small indexed workspace through the whole job.
+ */
+const DIMENSIONS = 48;
+const TOPICS = 6;
+const WORDS = ['parser', 'css', 'decorators', 'markdown', 'yaml', 'comments', 'indent', 'vue', 'angular', 'typescript', 'jsx', 'flow'];
+const PATHS = ['src/language-js/print', 'src/language-css', 'src/language-markdown', 'src/language-yaml', 'tests/format/js', 'docs'];
+
+function page(from: number, count: number): ReclusterPage {
+  let seed = 11 + from;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const itemIds: string[] = [];
+  const clusterIds: string[] = [];
+  const vectors = new Float64Array(count * DIMENSIONS);
+  const hasVector = new Uint8Array(count);
+  const mentions: EntityRow[][] = [];
+  const titles: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const n = from + i;
+    const topic = n % TOPICS;
+    itemIds.push(`obs_${String(n).padStart(5, '0')}`);
+    // Topics 0-2 are spread over several clusters each (to merge); clusters 90+ hold two topics (to split).
+    clusterIds.push(topic < 3 ? `clu_t${topic}_${n % 4}` : `clu_mixed_${Math.floor(topic / 2)}`);
+    hasVector[i] = n % 17 === 5 ? 0 : 1;
+    for (let d = 0; d < DIMENSIONS; d++) vectors[i * DIMENSIONS + d] = hasVector[i] ? (d === 0 ? 0.8 : 0) + (d === 1 + topic ? 0.55 : 0) + 0.06 * random() : 0;
+    mentions.push([
+      { category: 'path', key: PATHS[topic]!, confidence: 1, df: 40 + topic },
+      { category: 'keyword', key: WORDS[n % 5 === 0 ? (n * 7) % WORDS.length : topic * 2]!, confidence: 0.8, df: 12 },
+    ]);
+    titles.push(`Fix ${WORDS[topic * 2]} ${WORDS[(topic * 2 + 1) % WORDS.length]} in ${PATHS[topic]} (#${n})`);
+  }
+  return { itemIds, clusterIds, dimensions: DIMENSIONS, vectors, hasVector, mentions, titles };
+}
+
+const options: PlanOptions = { partition: DEFAULT_PARTITION, space: { ...DEFAULT_FEATURE_SPACE, entityDimensions: 32 }, itemCount: 500, centralTitlesMinMembers: 3 };
+const pages = (): ReclusterPage[] => [page(0, 150), page(150, 150), page(300, 60)];
+
+describe('the re-cluster plan', () => {
+  it('is the same computed in a worker thread as in this one, merges and splits included', async () => {
+    const inline = planRecluster(pages(), options);
+    expect(inline.merged).toBeGreaterThan(0);
+    expect(inline.split).toBeGreaterThan(0);
+
+    const thread = startComputeThread();
+    try {
+      thread.post({ kind: 'plan:start', options });
+      for (const p of pages()) thread.post({ kind: 'plan:page', page: p }, [p.vectors.buffer as ArrayBuffer]);
+      const { plan } = await thread.ask({ kind: 'plan:finish' }, 'plan');
+      expect(plan).toEqual(inline);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('reports a failure in the worker instead of hanging', async () => {
+    const thread = startComputeThread();
+    try {
+      await expect(thread.ask({ kind: 'plan:finish' }, 'plan')).rejects.toThrow(/plan:finish before plan:start/);
+    } finally {
+      await thread.close();
+    }
+  });
+});
+
+describe('the re-cluster job and the area model, in a worker thread and inline', () => {
+  let h: Harness;
+  let db: Db;
+  beforeAll(async () => {
+    h = await openHarness();
+    db = h.db;
+  });
+  afterAll(async () => h.db.close());
+
+  const events = Array.from({ length: 18 }, (_, n) =>
+    pullRequest(n + 1, {
+      title: `${['Fix', 'Support', 'Keep'][n % 3]} ${WORDS[n % 4]} ${WORDS[(n % 4) + 4]} formatting`,
+      body: `Changes how ${WORDS[n % 4]} is printed.`,
+      files: [`${PATHS[n % 4]}/${WORDS[n % 4]}.js`, `tests/format/${WORDS[n % 4]}/jsfmt.spec.js`],
+    }),
+  );
+
+  async function indexed(): Promise<string> {
+    const ws = await testWorkspace(db);
+    for (const e of events) await stageAndIndex(h, ws, e);
+    return ws;
+  }
+
+  /** Clusters as sets of member titles with their labels: the same whatever the ids of new clusters. */
+  async function clusters(ws: string) {
+    const rows = (await db.query<{ title: string; topic: string; summary: string; keywords: string[]; member_count: number; similarity: number }>(
+      `SELECT i.title, c.topic, c.summary, c.keywords, c.member_count, m.similarity
+       FROM cluster_members m JOIN clusters c ON c.id = m.cluster_id JOIN items i ON i.id = m.item_id WHERE m.workspace_id = $1`,
+      [ws],
+    )).rows;
+    const byLabel = new Map<string, { members: string[]; similarities: number[] }>();
+    for (const r of rows.sort((a, b) => a.title.localeCompare(b.title))) {
+      const key = JSON.stringify([r.topic, r.summary, r.keywords, r.member_count]);
+      const entry = byLabel.get(key) ?? byLabel.set(key, { members: [], similarities: [] }).get(key)!;
+      entry.members.push(r.title);
+      entry.similarities.push(r.similarity);
+    }
+    return [...byLabel].sort((a, b) => a[0].localeCompare(b[0]));
+  }
+
+  it('gives the same clusters and area model either way', async () => {
+    const [a, b] = [await indexed(), await indexed()];
+    expect(await clusters(a)).toEqual(await clusters(b));
+
+    const inline = await recluster(db, h.vectors, a, { thread: 'inline' });
+    const worker = await recluster(db, h.vectors, b, { thread: 'worker' });
+    expect(worker).toEqual(inline);
+    expect(await clusters(b)).toEqual(await clusters(a));
+
+    expect(await rebuildAreaModel(db, a, { thread: 'inline' })).toEqual(await rebuildAreaModel(db, b, { thread: 'worker' }));
+    const areas = [ROOT_AREA, ...PATHS.slice(0, 4).map((p) => `${p}/`)];
+    const [countsA, countsB] = [await getAreaCounts(db, a, areas, WORDS), await getAreaCounts(db, b, areas, WORDS)];
+    expect(countsA.areas.get(ROOT_AREA)).toBe(events.length);
+    expect(countsB).toEqual(countsA);
+  });
+});
