@@ -15,3 +15,4 @@ export * from './repositories/actors.js';
 export * from './repositories/edges.js';
 export * from './repositories/lexicon.js';
 export * from './repositories/areas.js';
+export * from './repositories/expertise.js';
