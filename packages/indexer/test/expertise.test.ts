@@ -38,18 +38,23 @@ describe('refreshExpertise', () => {
 
     const c = await actor(ws, 'carol');
     expect(c.item_count).toBe(3);
-    expect(c.expertise_domains.length).toBeGreaterThan(0);
-    expect(c.expertise_domains.slice(0, 3).some((d) => /css/.test(d))).toBe(true);
-    // Areas everybody touches are not anybody's expertise.
-    expect(c.expertise_domains[0]).not.toMatch(/^tests\/format$/);
-    expect(c.expertise_domains).not.toContain('markdown');
+    expect(c.expertise_domains.slice(0, 2).some((d) => /^(CSS|SCSS)$/.test(d))).toBe(true);
+    expect(c.expertise_domains).not.toContain('Markdown');
 
     const d = await actor(ws, 'dave');
     expect(d.item_count).toBe(5);
-    expect(d.expertise_domains.slice(0, 3).some((x) => /markdown/.test(x))).toBe(true);
+    // `src/language-markdown/**` and `tests/format/markdown/**` read as one topic.
+    expect(d.expertise_domains[0]).toBe('Markdown');
     // Reviewing CSS counts, but less than authoring markdown.
     const score = (domain: string) => d.expertise.find((e) => e.domain === domain)?.score ?? 0;
-    expect(score('markdown')).toBeGreaterThan(score('css'));
+    expect(score('Markdown')).toBeGreaterThan(score('CSS'));
+
+    // Topics, never raw paths, stop-like words or areas everyone touches; a handful at most.
+    for (const person of [c, d]) {
+      expect(person.expertise_domains.length).toBeGreaterThan(0);
+      expect(person.expertise_domains.length).toBeLessThanOrEqual(5);
+      expect(person.expertise_domains.filter((x) => x.includes('/') || /^(preserve|fix|potential|tests?|format)$/i.test(x))).toEqual([]);
+    }
 
     const bot = await actor(ws, 'renovate[bot]');
     expect(bot).toMatchObject({ expertise: [], expertise_domains: [], item_count: 2 });
@@ -63,5 +68,30 @@ describe('refreshExpertise', () => {
     expect(await refreshExpertise(db, ws, [actorIdOf(ws, 'erin')])).toBe(1);
     expect((await actor(ws, 'erin')).expertise_domains).toContain('playground');
     expect((await actor(ws, 'frank')).expertise_domains).toEqual([]);
+  });
+
+  it('reads the areas of a real history as topics: finer areas, languages, repeated title words', async () => {
+    const ws = await testWorkspace(db);
+    const gina = [{ login: 'gina', role: 'author' as const }];
+    const others = [{ login: 'hank', role: 'author' as const }];
+    const items = [
+      pr(20, 'Fix potential crash on decorators before export', ['src/language-js/print/decorators.js', 'tests/format/typescript/decorators/class.ts', 'changelog_unreleased/typescript/20.md'], gina),
+      pr(21, 'Preserve comments between decorators and accessors', ['src/language-js/print/decorators.js', 'tests/format/typescript/decorators/comments.ts', 'changelog_unreleased/typescript/21.md'], gina),
+      pr(22, 'Preserve parentheses around decorator call expressions', ['src/language-js/needs-parens.js', 'tests/format/typescript/decorators/parens.ts'], gina),
+      pr(23, 'Keep yaml comments after block scalars', ['src/language-yaml/print/block.js', 'tests/format/yaml/block-literal/comments.yml'], gina),
+      pr(24, 'Fix markdown list numbering', ['src/language-markdown/printer-markdown.js', 'tests/format/markdown/list/a.md'], others),
+      pr(25, 'Fix css comments', ['src/language-css/printer-postcss.js', 'tests/format/css/comments/a.css'], others),
+      pr(26, 'Fix less mixins', ['src/language-css/printer-postcss.js', 'tests/format/less/mixins/a.less'], others),
+      pr(27, 'Fix graphql descriptions', ['src/language-graphql/printer-graphql.js', 'tests/format/graphql/descriptions/a.graphql'], others),
+    ];
+    for (const item of items) await insertFixtureItem(db, ws, item);
+    await refreshExpertise(db, ws);
+
+    const g = await actor(ws, 'gina');
+    expect(g.expertise_domains).toContain('TypeScript decorators');
+    expect(g.expertise_domains).toContain('YAML');
+    expect(g.expertise_domains.filter((x) => /\/|^(potential|preserve|keep|fix)$/i.test(x))).toEqual([]);
+    // "decorators" is already said by "TypeScript decorators".
+    expect(g.expertise_domains).not.toContain('decorators');
   });
 });

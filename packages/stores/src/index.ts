@@ -18,3 +18,4 @@ export * from './repositories/areas.js';
 export * from './readModels/index.js';
 export * from './repositories/clusters.js';
 export * from './repositories/plannerStats.js';
+export * from './repositories/expertise.js';

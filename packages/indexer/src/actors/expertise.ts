@@ -1,143 +1,182 @@
-import type { Queryable } from '@engram/stores';
+import { loadActorRoles, loadClusterKeywordsOfItems, loadExpertiseActors, saveActorExpertise, type ActorExpertiseUpdate, type Queryable } from '@engram/stores';
 import { titleKeywords } from '../entities/keywords.js';
-import { inverseDocumentFrequency, type TopicalCategory } from '../clusters/features.js';
+import { inverseDocumentFrequency, type TopicalEntity } from '../clusters/features.js';
 import { countItems, loadItemTexts, loadTopicalEntities } from '../clusters/itemTopics.js';
+import { areaOfPath, canonicalLanguage, displayDomain, topicalKeyword, topicalLabel } from './domains.js';
 
 /**
- * What each actor knows about, from what they authored (weight 1), reviewed (0.6) and committed or
- * merged (0.4): the path areas, languages, packages, labels and keywords of those items and the
- * topics of their clusters, each weighted by its IDF in the workspace so that an area everyone
- * touches (`tests/format`) says little. Bots keep their row and item count but get no expertise.
+ * What each actor knows about, as a handful of topics a reader recognises ("Markdown", "cli",
+ * "TypeScript decorators"), from what they authored (weight 1), reviewed (0.6) and committed or merged
+ * (0.4). Every entity of an item is turned into a domain first (`domains.ts`): a path into the area it
+ * names, a language, file extension or label into its canonical name, a title keyword or cluster keyword
+ * into its topical words. The domains of one item are collapsed (an item counts once per domain) and
+ * weighted by their IDF in the workspace, so an area everyone touches says little. Keywords, packages
+ * and cluster topics count only when at least two of the person's items carry them. Bots keep their row
+ * and item count but get no expertise. `docs/indexing.md` describes the rule.
  */
 const ROLE_WEIGHT: Readonly<Record<string, number>> = {
   author: 1, creator: 1, reviewer: 0.6, assignee: 0.5, merger: 0.4, committer: 0.4, commenter: 0.3,
 };
 
-const KIND_WEIGHT: Readonly<Record<TopicalCategory | 'topic', number>> = {
-  path: 1, language: 1, package: 0.8, topic: 0.5, label: 0.5, keyword: 0.6,
+export type ExpertiseKind = 'area' | 'language' | 'package' | 'label' | 'keyword' | 'topic';
+
+const KIND_WEIGHT: Readonly<Record<ExpertiseKind, number>> = {
+  area: 1, language: 1, label: 0.6, package: 0.5, keyword: 0.5, topic: 0.4,
 };
 
-export const EXPERTISE_DOMAINS = 6;
+/** A sub-area (`typescript decorators`) is more specific than its area and counts a little less. */
+const SUB_AREA_WEIGHT = 0.7;
+
+/** Kinds that a single item cannot make into somebody's expertise. */
+const NEEDS_SUPPORT: ReadonlySet<ExpertiseKind> = new Set(['keyword', 'package', 'topic']);
+
+/** Domains shown per person (`expertise_domains`). */
+export const EXPERTISE_DOMAINS = 5;
 const EXPERTISE_KEPT = 20;
+/** Finer areas of one area shown at most. */
+const MAX_FINER_AREAS = 2;
+/** A domain below this share of the person's best one is not shown. */
+const MIN_RELATIVE_SCORE = 0.1;
 /** A cluster topic counts only for clusters this big; a singleton's topic is just one title. */
 const MIN_TOPIC_CLUSTER = 3;
 
 export interface ExpertiseEntry {
   domain: string;
   score: number;
-  kind: TopicalCategory | 'topic';
+  kind: ExpertiseKind;
 }
 
 export const isBot = (names: readonly string[]): boolean => names.some((n) => /\[bot\]$/i.test(n.trim()));
 
+interface ItemDomain {
+  key: string;
+  kind: ExpertiseKind;
+  /** Confidence x kind weight, the best of the entities that named it. */
+  weight: number;
+  idf: number;
+}
+
+/** The domains one item is about, collapsed: one entry per domain, its best weight and lowest IDF. */
+export function itemDomains(entities: readonly TopicalEntity[], clusterKeywords: { keywords: readonly string[]; idf: number } | undefined, itemCount: number): ItemDomain[] {
+  const out = new Map<string, ItemDomain>();
+  const add = (key: string | null | undefined, kind: ExpertiseKind, weight: number, idf: number): void => {
+    if (!key) return;
+    const before = out.get(key);
+    if (!before) out.set(key, { key, kind, weight, idf });
+    else out.set(key, { key, kind: before.weight >= weight ? before.kind : kind, weight: Math.max(before.weight, weight), idf: Math.min(before.idf, idf) });
+  };
+  for (const e of entities) {
+    const w = e.confidence;
+    if (e.category === 'path') {
+      const area = areaOfPath(e.key);
+      add(area?.area, 'area', w * KIND_WEIGHT.area, e.idf);
+      add(area?.subArea, 'area', w * KIND_WEIGHT.area * SUB_AREA_WEIGHT, e.idf);
+    } else if (e.category === 'language') add(canonicalLanguage(e.key) ?? e.key.toLowerCase(), 'language', w * KIND_WEIGHT.language, e.idf);
+    else if (e.category === 'label') add(topicalLabel(e.key), 'label', w * KIND_WEIGHT.label, e.idf);
+    else if (e.category === 'package') add(e.key.toLowerCase().replace(/^@[^/]+\//, ''), 'package', w * KIND_WEIGHT.package, e.idf);
+    else add(keywordDomain(e.key), 'keyword', w * KIND_WEIGHT.keyword, e.idf);
+  }
+  // The cluster's first keyword that reads as a topic (a path becomes its area).
+  for (const keyword of clusterKeywords?.keywords ?? []) {
+    const key = keyword.includes('/') ? areaOfPath(keyword)?.area : keywordDomain(keyword);
+    if (!key) continue;
+    add(key, 'topic', KIND_WEIGHT.topic, clusterKeywords?.idf ?? inverseDocumentFrequency(itemCount, itemCount));
+    break;
+  }
+  return [...out.values()];
+}
+
+/** A keyword as a domain: its topical words; a language word is the language; a path its area. */
+function keywordDomain(keyword: string): string | null {
+  if (keyword.includes('/')) return areaOfPath(keyword)?.area ?? null;
+  const words = topicalKeyword(keyword);
+  return words === null ? null : (canonicalLanguage(words) ?? words);
+}
+
 /** Recomputes expertise of the given actors (all of the workspace's when omitted); returns how many were updated. */
 export async function refreshExpertise(db: Queryable, workspaceId: string, actorIds?: string[]): Promise<number> {
-  const actors = (
-    await db.query<{ id: string; names: string[]; flagged: boolean }>(
-      // `is_bot` (migration 002) is read through to_jsonb so this works before and after the column exists.
-      `SELECT a.id, array_remove(array_agg(i.value), NULL) || a.display_name AS names,
-         bool_or(coalesce((to_jsonb(a) ->> 'is_bot')::boolean, false)) AS flagged
-       FROM actors a LEFT JOIN actor_identities i ON i.actor_id = a.id
-       WHERE a.workspace_id = $1 AND ($2::text[] IS NULL OR a.id = ANY($2::text[])) GROUP BY a.id`,
-      [workspaceId, actorIds ?? null],
-    )
-  ).rows;
+  const actors = await loadExpertiseActors(db, workspaceId, actorIds);
   if (actors.length === 0) return 0;
-  const roles = (
-    await db.query<{ actor_id: string; item_id: string; role: string }>(
-      'SELECT actor_id, item_id, role FROM item_actors WHERE workspace_id = $1 AND actor_id = ANY($2::text[])',
-      [workspaceId, actors.map((a) => a.id)],
-    )
-  ).rows;
+  const roles = await loadActorRoles(db, workspaceId, actors.map((a) => a.id));
   const involvement = new Map<string, Map<string, { weight: number; authored: boolean }>>();
   for (const r of roles) {
-    const items = involvement.get(r.actor_id) ?? new Map<string, { weight: number; authored: boolean }>();
-    const before = items.get(r.item_id) ?? { weight: 0, authored: false };
+    const items = involvement.get(r.actorId) ?? new Map<string, { weight: number; authored: boolean }>();
+    const before = items.get(r.itemId) ?? { weight: 0, authored: false };
     const weight = ROLE_WEIGHT[r.role] ?? 0.3;
-    items.set(r.item_id, { weight: Math.max(before.weight, weight), authored: before.authored || weight === 1 });
-    involvement.set(r.actor_id, items);
+    items.set(r.itemId, { weight: Math.max(before.weight, weight), authored: before.authored || weight === 1 });
+    involvement.set(r.actorId, items);
   }
-  const itemIds = [...new Set(roles.map((r) => r.item_id))];
+  const itemIds = [...new Set(roles.map((r) => r.itemId))];
   const itemCount = await countItems(db, workspaceId);
   const entities = await loadTopicalEntities(db, workspaceId, itemIds, itemCount);
-  const topics = await loadTopics(db, itemIds, itemCount);
+  const clusters = new Map(
+    (await loadClusterKeywordsOfItems(db, itemIds, MIN_TOPIC_CLUSTER)).map((c) => [c.itemId, { keywords: c.keywords, idf: inverseDocumentFrequency(itemCount, c.memberCount) }]),
+  );
+  const domainsOf = new Map(itemIds.map((id) => [id, itemDomains(entities.get(id) ?? [], clusters.get(id), itemCount)]));
 
-  const updates: { id: string; expertise: ExpertiseEntry[]; domains: string[]; item_count: number }[] = [];
+  const updates: ActorExpertiseUpdate[] = [];
   for (const actor of actors) {
     const items = involvement.get(actor.id) ?? new Map<string, { weight: number; authored: boolean }>();
     if (actor.flagged || isBot(actor.names)) {
-      updates.push({ id: actor.id, expertise: [], domains: [], item_count: items.size });
+      updates.push({ id: actor.id, expertise: [], domains: [], itemCount: items.size });
       continue;
     }
-    const scores = new Map<string, ExpertiseEntry>();
-    const add = (domain: string, kind: ExpertiseEntry['kind'], value: number) => {
-      const key = domain.toLowerCase();
-      const entry = scores.get(key) ?? { domain, kind, score: 0 };
-      entry.score += value;
-      scores.set(key, entry);
-    };
+    const scores = new Map<string, { entry: ExpertiseEntry; support: number }>();
     for (const [itemId, { weight }] of items) {
-      const found = entities.get(itemId) ?? [];
-      // An item with 300 changed files must not outweigh 30 focused ones.
-      const share = weight / Math.sqrt(Math.max(1, found.length));
-      for (const e of found) add(e.key, e.category, share * e.confidence * e.idf * KIND_WEIGHT[e.category]);
-      const topic = topics.get(itemId);
-      if (topic) add(topic.topic, 'topic', weight * topic.idf * KIND_WEIGHT.topic);
+      const domains = domainsOf.get(itemId) ?? [];
+      // An item about twenty areas must not outweigh a few focused ones.
+      const share = weight / Math.sqrt(Math.max(1, domains.length));
+      for (const d of domains) {
+        const slot = scores.get(d.key) ?? { entry: { domain: d.key, kind: d.kind, score: 0 }, support: 0 };
+        slot.entry.score += share * d.weight * d.idf;
+        slot.support += 1;
+        scores.set(d.key, slot);
+      }
     }
-    let expertise = rank(scores);
+    const supported = [...scores.values()].filter((s) => !NEEDS_SUPPORT.has(s.entry.kind) || s.support >= 2).map((s) => s.entry);
+    let expertise = rank(supported);
     if (expertise.length === 0 && [...items.values()].some((i) => i.authored)) expertise = await fallback(db, [...items.keys()]);
-    updates.push({ id: actor.id, expertise: expertise.slice(0, EXPERTISE_KEPT), domains: readableDomains(expertise), item_count: items.size });
+    updates.push({ id: actor.id, expertise: expertise.slice(0, EXPERTISE_KEPT).map((e) => ({ ...e, domain: displayDomain(e.domain) })), domains: readableDomains(expertise), itemCount: items.size });
   }
-  await db.query(
-    `UPDATE actors a SET expertise = u.expertise, expertise_domains = ARRAY(SELECT jsonb_array_elements_text(u.domains)),
-       item_count = u.item_count, updated_at = now()
-     FROM jsonb_to_recordset($1::jsonb) AS u(id text, expertise jsonb, domains jsonb, item_count int) WHERE a.id = u.id`,
-    [JSON.stringify(updates)],
-  );
+  await saveActorExpertise(db, updates);
   return updates.length;
 }
 
-/**
- * The topic of each item's cluster as one readable domain: the cluster's first keyword (a cluster's
- * `topic` can be a list or a title, which reads badly among expertise domains).
- */
-async function loadTopics(db: Queryable, itemIds: string[], itemCount: number): Promise<Map<string, { topic: string; idf: number }>> {
-  const res = await db.query<{ item_id: string; topic: string; member_count: number }>(
-    `SELECT m.item_id, c.keywords[1] AS topic, c.member_count FROM cluster_members m JOIN clusters c ON c.id = m.cluster_id
-     WHERE m.item_id = ANY($1::text[]) AND c.member_count >= $2 AND cardinality(c.keywords) > 0`,
-    [itemIds, MIN_TOPIC_CLUSTER],
-  );
-  return new Map(res.rows.map((r) => [r.item_id, { topic: r.topic, idf: inverseDocumentFrequency(itemCount, r.member_count) }]));
-}
-
-function rank(scores: Map<string, ExpertiseEntry>): ExpertiseEntry[] {
-  const list = [...scores.values()].filter((e) => e.score > 0).sort((a, b) => b.score - a.score || a.domain.localeCompare(b.domain));
+function rank(entries: readonly ExpertiseEntry[]): ExpertiseEntry[] {
+  const list = entries.filter((e) => e.score > 0).sort((a, b) => b.score - a.score || a.domain.localeCompare(b.domain));
   const top = list[0]?.score ?? 1;
   return list.map((e) => ({ ...e, score: Math.round((e.score / top) * 1000) / 1000 }));
 }
 
-/** Top domains, skipping a path whose ancestor or descendant is already listed. */
-function readableDomains(expertise: readonly ExpertiseEntry[]): string[] {
-  const chosen: string[] = [];
-  for (const { domain } of expertise) {
-    if (chosen.length >= EXPERTISE_DOMAINS) break;
-    const nested = chosen.some((c) => c.startsWith(`${domain}/`) || domain.startsWith(`${c}/`));
-    if (!nested && !chosen.includes(domain)) chosen.push(domain);
+/**
+ * The best few domains, leaving out one whose words a domain already shown covers (`decorators` after
+ * `TypeScript decorators`) and a third finer area of one language (`Markdown list` after `Markdown link`
+ * and `Markdown liquid`), so a handful says more than one thing.
+ */
+export function readableDomains(expertise: readonly ExpertiseEntry[], limit = EXPERTISE_DOMAINS): string[] {
+  const chosen: string[][] = [];
+  for (const { domain, score } of expertise) {
+    if (chosen.length >= limit || score < MIN_RELATIVE_SCORE) break;
+    const words = domain.split(' ');
+    if (chosen.some((c) => words.every((w) => c.includes(w)))) continue;
+    const head = words[0];
+    if (words.length > 1 && chosen.filter((c) => c.length > 1 && c[0] === head).length >= MAX_FINER_AREAS) continue;
+    chosen.push(words);
   }
-  return chosen;
+  return chosen.map((words) => displayDomain(words.join(' ')));
 }
 
-/** When no entity says anything, the words of the actor's own titles do (never an empty profile). */
+/** When no entity says anything, the topical words of the actor's own titles do (never an empty profile). */
 async function fallback(db: Queryable, itemIds: string[]): Promise<ExpertiseEntry[]> {
   const scores = new Map<string, ExpertiseEntry>();
   for (const { title } of (await loadItemTexts(db, itemIds)).values()) {
-    const words = titleKeywords(title).map((k) => k.keyword);
-    const picked = words.length > 0 ? words : title.toLowerCase().split(/\s+/).filter((w) => w.length > 2).slice(0, 3);
-    for (const word of picked) {
+    const words = titleKeywords(title).flatMap((k) => topicalKeyword(k.keyword) ?? []);
+    const picked = words.length > 0 ? words : title.toLowerCase().split(/\s+/).flatMap((w) => (w.length > 2 ? (topicalKeyword(w) ?? []) : [])).slice(0, 3);
+    for (const word of new Set(picked)) {
       const entry = scores.get(word) ?? { domain: word, kind: 'keyword' as const, score: 0 };
       entry.score += 1;
       scores.set(word, entry);
     }
   }
-  return rank(scores);
+  return rank([...scores.values()]);
 }

@@ -1,0 +1,77 @@
+import type { Queryable } from '../db.js';
+
+/** What each actor knows about: the reads and the write behind `refreshExpertise` (indexer). */
+
+export interface ExpertiseActor {
+  id: string;
+  /** Display name and every identity value (logins, names), for bot detection. */
+  names: string[];
+  /** `actors.is_bot`, set by the indexer when it resolved the actor. */
+  flagged: boolean;
+}
+
+/** The workspace's actors (only `actorIds` when given). */
+export async function loadExpertiseActors(db: Queryable, workspaceId: string, actorIds?: readonly string[]): Promise<ExpertiseActor[]> {
+  const res = await db.query<ExpertiseActor>(
+    // `is_bot` (migration 002) is read through to_jsonb so this works before and after the column exists.
+    `SELECT a.id, array_remove(array_agg(i.value), NULL) || a.display_name AS names,
+       bool_or(coalesce((to_jsonb(a) ->> 'is_bot')::boolean, false)) AS flagged
+     FROM actors a LEFT JOIN actor_identities i ON i.actor_id = a.id
+     WHERE a.workspace_id = $1 AND ($2::text[] IS NULL OR a.id = ANY($2::text[])) GROUP BY a.id`,
+    [workspaceId, actorIds ?? null],
+  );
+  return res.rows;
+}
+
+export interface ActorRole {
+  actorId: string;
+  itemId: string;
+  role: string;
+}
+
+/** Every (actor, item, role) of the given actors. */
+export async function loadActorRoles(db: Queryable, workspaceId: string, actorIds: readonly string[]): Promise<ActorRole[]> {
+  if (actorIds.length === 0) return [];
+  const res = await db.query<{ actor_id: string; item_id: string; role: string }>(
+    'SELECT actor_id, item_id, role FROM item_actors WHERE workspace_id = $1 AND actor_id = ANY($2::text[])',
+    [workspaceId, actorIds],
+  );
+  return res.rows.map((r) => ({ actorId: r.actor_id, itemId: r.item_id, role: r.role }));
+}
+
+export interface ItemClusterKeywords {
+  itemId: string;
+  keywords: string[];
+  memberCount: number;
+}
+
+/** The keywords of each item's cluster, for clusters of at least `minMembers` items that have keywords. */
+export async function loadClusterKeywordsOfItems(db: Queryable, itemIds: readonly string[], minMembers: number): Promise<ItemClusterKeywords[]> {
+  if (itemIds.length === 0) return [];
+  const res = await db.query<{ item_id: string; keywords: string[]; member_count: number }>(
+    `SELECT m.item_id, c.keywords, c.member_count FROM cluster_members m JOIN clusters c ON c.id = m.cluster_id
+     WHERE m.item_id = ANY($1::text[]) AND c.member_count >= $2 AND cardinality(c.keywords) > 0`,
+    [itemIds, minMembers],
+  );
+  return res.rows.map((r) => ({ itemId: r.item_id, keywords: r.keywords, memberCount: Number(r.member_count) }));
+}
+
+export interface ActorExpertiseUpdate {
+  id: string;
+  /** Ranked entries (jsonb), best first. */
+  expertise: unknown[];
+  /** The handful of readable domains `context.relevantActors` shows. */
+  domains: string[];
+  itemCount: number;
+}
+
+/** Writes expertise, domains and item counts of many actors in one statement. */
+export async function saveActorExpertise(db: Queryable, updates: readonly ActorExpertiseUpdate[]): Promise<void> {
+  if (updates.length === 0) return;
+  await db.query(
+    `UPDATE actors a SET expertise = u.expertise, expertise_domains = ARRAY(SELECT jsonb_array_elements_text(u.domains)),
+       item_count = u.item_count, updated_at = now()
+     FROM jsonb_to_recordset($1::jsonb) AS u(id text, expertise jsonb, domains jsonb, item_count int) WHERE a.id = u.id`,
+    [JSON.stringify(updates.map((u) => ({ id: u.id, expertise: u.expertise, domains: u.domains, item_count: u.itemCount })))],
+  );
+}
