@@ -10,7 +10,7 @@ import type {
   SearchRequest,
   SearchResponseA,
 } from '@engram/contracts';
-import { EngramError } from './errors.js';
+import type { EngramError } from './errors.js';
 import { createTransport, type CallOptions, type RetryOptions } from './transport.js';
 
 export { EngramError, retryAfterMs } from './errors.js';
