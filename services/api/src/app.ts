@@ -6,6 +6,7 @@ import { adminRoutes } from './routes/admin.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { metricsMiddleware, metricsRoutes } from './metrics/wiring.js';
+import { queueBoardRoutes } from './metrics/queueBoard.js';
 
 export interface AppRoutes {
   /** Mounted at both `/v1` and `/api/v1`; each router decides its shape from `req.baseUrl`. */
@@ -26,6 +27,9 @@ export function createApp(runtime: Runtime, routes: AppRoutes = {}): express.Exp
   app.use(healthRoutes(runtime));
   app.use(metricsRoutes(runtime));
   if (routes.webhooks) app.use('/webhooks', express.raw({ type: () => true, limit: '25mb' }), routes.webhooks);
+  const queueBoard = queueBoardRoutes(runtime);
+  if (queueBoard) app.use(queueBoard.router);
+  app.locals.closeQueueBoard = () => queueBoard?.close() ?? Promise.resolve();
   app.use('/admin', express.json({ limit: '200mb' }), adminRoutes(runtime, routes.admin));
   const parse = express.json({ limit: '1mb', type: () => true });
   const json: express.RequestHandler = (req, res, next) =>
