@@ -14,7 +14,7 @@ const root = new URL('..', import.meta.url).pathname;
 /** Lowest first. A workspace may import only from a strictly lower layer. */
 const LAYERS = [
   ['@engram/contracts', '@engram/text'],
-  ['@engram/stores', '@engram/queue', '@engram/sdk'],
+  ['@engram/stores', '@engram/queue', '@engram/sdk', '@engram/mcp'],
   ['@engram/connectors', '@engram/indexer'],
   ['@engram/search'],
   ['@engram/runtime'],
@@ -94,7 +94,8 @@ for (const { dir, pkg } of workspaces) {
   // 3: exports exist.
   const exportsField = typeof pkg.exports === 'string' ? { '.': pkg.exports } : (pkg.exports ?? {});
   for (const [subpath, target] of Object.entries(exportsField)) {
-    const path = typeof target === 'string' ? target : (target?.import ?? target?.default);
+    // A conditional export names its source first (`development`); a build output (`dist/`) exists only after a build.
+    const path = typeof target === 'string' ? target : (target?.development ?? target?.import ?? target?.default);
     if (typeof path === 'string' && !existsSync(join(dir, path))) problems.push(`${name}: exports "${subpath}" -> ${path}, which does not exist`);
   }
 

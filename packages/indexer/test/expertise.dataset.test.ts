@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
 import { refreshExpertise } from '../src/actors/expertise.js';
-import { actorIdOf, insertFixtureItem } from '../src/clusters/testing.js';
-import { hasPrettierData, readJson, type RestItem } from '../src/entities/prettierCorpus.js';
+import { actorIdOf, insertFixtureItem } from '../src/testing/clusterFixtures.js';
+import { hasPrettierData, readJson, type RestItem } from '../src/testing/prettierCorpus.js';
 
 /** The newest pull requests of the real prettier export, as the indexer stores them. */
 const SAMPLE = 700;

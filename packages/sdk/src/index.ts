@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type {
   ContentsResponseA,
-  ErrorBody,
   FindSimilarRequest,
   FindSimilarResponseA,
   ProxyCallResponse,
@@ -11,6 +10,11 @@ import type {
   SearchRequest,
   SearchResponseA,
 } from '@engram/contracts';
+import type { EngramError } from './errors.js';
+import { createTransport, type CallOptions, type RetryOptions } from './transport.js';
+
+export { EngramError, retryAfterMs } from './errors.js';
+export type { CallOptions, RetryOptions } from './transport.js';
 
 export interface EngramClientOptions {
   /** Base URL of the Engram api, e.g. `http://localhost:3000`. */
@@ -18,61 +22,68 @@ export interface EngramClientOptions {
   apiKey: string;
   /** Sent as `X-Workspace-ID`; without it the key's own workspace applies where the API allows. */
   workspaceId?: string;
-  /** Per-request timeout in ms (default 30 s). */
+  /** Per-attempt timeout in ms (default 30 000). */
   timeoutMs?: number;
+  /** Retries of idempotent calls on 429, 5xx, timeouts and network errors, honouring `Retry-After`. */
+  retry?: RetryOptions;
+  /** Called before each retry, e.g. to log it. */
+  onRetry?: (info: { attempt: number; delayMs: number; error: EngramError }) => void;
   fetch?: typeof fetch;
 }
 
-/** A documented API error: `code` is the stable error code, `data` its details, `requestId` for support. */
-export class EngramError extends Error {
-  override name = 'EngramError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly data: Record<string, unknown> | null,
-    readonly requestId: string | undefined,
-  ) {
-    super(message);
-  }
-}
+export type SearchInput = z.input<typeof SearchRequest>;
+export type SearchResponse = z.infer<typeof SearchResponseA>;
+export type ContentsResponse = z.infer<typeof ContentsResponseA>;
+export type FindSimilarInput = z.input<typeof FindSimilarRequest>;
+export type FindSimilarResponse = z.infer<typeof FindSimilarResponseA>;
+export type RelatedInput = z.input<typeof RelatedRequest>;
+export type RelatedGraphResponse = z.infer<typeof RelatedResponse>;
 
-type Input<S extends z.ZodType> = z.input<S>;
+/** The API answers at most offset 10 000 (spec): paging stops there. */
+const MAX_OFFSET = 10_000;
 
 /**
  * Typed client for the query API (`/v1`, Shape A). Request and response types come from the contract
- * package, so they are the server's own schemas.
+ * package, so they are the server's own schemas. Every read is retried (they are all idempotent, even
+ * over POST); `proxyCall` may change the provider's state, so it is never repeated.
  */
 export function createEngramClient(options: EngramClientOptions) {
-  const doFetch = options.fetch ?? fetch;
-  const base = options.baseUrl.replace(/\/+$/, '');
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    ...(options.workspaceId ? { workspaceId: options.workspaceId } : {}),
+    timeoutMs: options.timeoutMs ?? 30_000,
+    retry: { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 30_000, ...options.retry },
+    fetch: options.fetch ?? fetch,
+    ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+  });
+  const { post } = transport;
 
-  async function post<T>(path: string, body: unknown): Promise<T> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${options.apiKey}` };
-    if (options.workspaceId) headers['x-workspace-id'] = options.workspaceId;
-    const res = await doFetch(`${base}/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body ?? {}), signal: AbortSignal.timeout(options.timeoutMs ?? 30_000) });
-    const text = await res.text();
-    let json: unknown = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      throw new EngramError(res.status, 'INVALID_RESPONSE', `the server answered ${res.status} with a body that is not JSON`, null, res.headers.get('x-request-id') ?? undefined);
+  const search = (request: SearchInput, call?: CallOptions) => post<SearchResponse>('/search', request, call);
+
+  /**
+   * Every page of a search, in order: one request per page of `request.limit` (default 10) results,
+   * starting at `request.offset`, until `meta.total` is reached, a page comes back short, or the
+   * API's offset bound (10 000). Break out of the loop to stop early.
+   */
+  async function* searchPages(request: SearchInput, call?: CallOptions): AsyncGenerator<SearchResponse, void, undefined> {
+    const limit = request.limit ?? 10;
+    for (let offset = request.offset ?? 0; offset <= MAX_OFFSET; offset += limit) {
+      const page = await search({ ...request, limit, offset }, call);
+      yield page;
+      if (page.data.length < limit || offset + limit >= page.meta.total) return;
     }
-    if (!res.ok) {
-      const err = (json ?? {}) as Partial<ErrorBody>;
-      throw new EngramError(res.status, err.code ?? 'HTTP_ERROR', err.message ?? `HTTP ${res.status}`, err.data ?? null, err.requestId ?? res.headers.get('x-request-id') ?? undefined);
-    }
-    return json as T;
   }
 
   return {
-    search: (request: Input<typeof SearchRequest>) => post<z.infer<typeof SearchResponseA>>('/search', request),
-    contents: (ids: string[]) => post<z.infer<typeof ContentsResponseA>>('/contents', { ids }),
-    findSimilar: (request: Input<typeof FindSimilarRequest>) => post<z.infer<typeof FindSimilarResponseA>>('/findsimilar', request),
-    related: (request: Input<typeof RelatedRequest>) => post<z.infer<typeof RelatedResponse>>('/related', request),
-    proxySearch: () => post<z.infer<typeof ProxySearchResponse>>('/proxy/search', {}),
-    proxyCall: (action: string, params: Record<string, unknown> = {}, connectionId?: string) =>
-      post<z.infer<typeof ProxyCallResponse>>('/proxy/call', connectionId ? { action, params, connectionId } : { action, params }),
+    search,
+    searchPages,
+    contents: (ids: string[], call?: CallOptions) => post<ContentsResponse>('/contents', { ids }, call),
+    findSimilar: (request: FindSimilarInput, call?: CallOptions) => post<FindSimilarResponse>('/findsimilar', request, call),
+    related: (request: RelatedInput, call?: CallOptions) => post<RelatedGraphResponse>('/related', request, call),
+    proxySearch: (call?: CallOptions) => post<z.infer<typeof ProxySearchResponse>>('/proxy/search', {}, call),
+    proxyCall: (action: string, params: Record<string, unknown> = {}, connectionId?: string, call?: CallOptions) =>
+      post<z.infer<typeof ProxyCallResponse>>('/proxy/call', connectionId ? { action, params, connectionId } : { action, params }, call, false),
   };
 }
 export type EngramClient = ReturnType<typeof createEngramClient>;

@@ -29,6 +29,15 @@ describe('@engram/sdk', () => {
     expect(ids.length).toBeGreaterThan(0);
   });
 
+  it('walks every page of a search with searchPages, each result once', async () => {
+    const first = await client().search({ query: 'parser', limit: 2, mode: 'fast' });
+    const seen: string[] = [];
+    for await (const page of client().searchPages({ query: 'parser', limit: 2, mode: 'fast' })) seen.push(...page.data.map((r) => r.id));
+    expect(first.meta.total).toBeGreaterThan(2);
+    expect(seen).toHaveLength(first.meta.total);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
   it('raises documented errors as EngramError with code, status, data and requestId', async () => {
     const err = await client().search({ query: 'x', limit: 500 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngramError);

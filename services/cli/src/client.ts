@@ -20,15 +20,22 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
-export const defaultUrl = (env: NodeJS.ProcessEnv): string => `http://localhost:${env.PORT || 3000}`;
+/** `$ENGRAM_URL`, else the local server on `$PORT` (as `npm start` listens), else port 3000. */
+export const defaultUrl = (env: NodeJS.ProcessEnv): string => env.ENGRAM_URL || `http://localhost:${env.PORT || 3000}`;
+
+export interface AdminToken {
+  token: string;
+  /** Where it came from, named in the error when the server rejects it. */
+  source: string;
+}
 
 /** `--admin-token`, else `$ENGRAM_ADMIN_TOKEN`, else `<ENGRAM_DATA_DIR or ./.data>/admin-token`. */
-export function resolveAdminToken(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (flag) return flag;
-  if (env.ENGRAM_ADMIN_TOKEN) return env.ENGRAM_ADMIN_TOKEN;
+export function resolveAdminToken(flag: string | undefined, env: NodeJS.ProcessEnv): AdminToken {
+  if (flag) return { token: flag, source: '--admin-token' };
+  if (env.ENGRAM_ADMIN_TOKEN) return { token: env.ENGRAM_ADMIN_TOKEN, source: '$ENGRAM_ADMIN_TOKEN' };
   const path = join(env.ENGRAM_DATA_DIR || './.data', 'admin-token');
   try {
-    return readFileSync(path, 'utf8').trim();
+    return { token: readFileSync(path, 'utf8').trim(), source: path };
   } catch {
     throw new CliError(`no admin token: pass --admin-token, set ENGRAM_ADMIN_TOKEN, or run the server once so it writes ${path}`, 'NO_ADMIN_TOKEN');
   }
@@ -46,7 +53,7 @@ export interface AdminClient {
  */
 const GET_RETRY_DELAYS_MS = [500, 2_000, 5_000];
 
-export function createAdminClient(options: { url: string; token: string; retryDelaysMs?: readonly number[] }): AdminClient {
+export function createAdminClient(options: { url: string; token: string; tokenSource?: string; retryDelaysMs?: readonly number[] }): AdminClient {
   const base = options.url.replace(/\/+$/, '');
   const retryDelays = options.retryDelaysMs ?? GET_RETRY_DELAYS_MS;
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
@@ -75,7 +82,9 @@ export function createAdminClient(options: { url: string; token: string; retryDe
     }
     if (!res.ok) {
       const e = (parsed ?? {}) as { code?: string; message?: string; data?: unknown };
-      throw new CliError(e.message ?? `HTTP ${res.status}`, e.code ?? `HTTP_${res.status}`, res.status, e.data ?? null);
+      let message = e.message ?? `HTTP ${res.status}`;
+      if (res.status === 401 && path.startsWith('/admin/')) message += ` (the admin token came from ${options.tokenSource ?? '--admin-token'}; the server at ${base} printed its token on first start and saved it to <its data dir>/admin-token)`;
+      throw new CliError(message, e.code ?? `HTTP_${res.status}`, res.status, e.data ?? null);
     }
     return parsed as T;
   };

@@ -21,11 +21,26 @@ export function createOutput(json: boolean): Output {
   };
 }
 
+/**
+ * Exit codes scripts can rely on (README, "CLI"): 0 done; 1 the work failed (items failed to index, streams
+ * failed, a server error); 2 usage or input refused (bad flags, unknown workspace, malformed repo, a
+ * duplicate connection, a provider token the provider rejects); 3 the server cannot be reached; 4 the admin
+ * token is missing or wrong.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, auth: 4 } as const;
+
+export function exitCodeOf(e: CliError): number {
+  if (e.code === 'UNREACHABLE') return EXIT.unreachable;
+  if (e.code === 'NO_ADMIN_TOKEN' || e.status === 401) return EXIT.auth;
+  if (e.code === 'USAGE' || e.code === 'FILE_UNREADABLE' || (e.status !== null && e.status >= 400 && e.status < 500)) return EXIT.usage;
+  return EXIT.failed;
+}
+
 export function reportError(err: unknown, json: boolean): void {
   const e = err instanceof CliError ? err : new CliError(err instanceof Error ? err.message : String(err));
   process.stderr.write(`engram: ${e.message}\n`);
   if (json) process.stdout.write(`${JSON.stringify({ error: { code: e.code, message: e.message, status: e.status, data: e.data } })}\n`);
-  process.exitCode = 1;
+  process.exitCode = exitCodeOf(e);
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -11,7 +11,10 @@ export interface AuthedRequest extends Request {
   keyId: string;
 }
 
-/** Request id (honours a sane incoming `X-Request-Id`), a child logger, and one log line per request. */
+/**
+ * Request id (honours a sane incoming `X-Request-Id`), a child logger, and one log line per request. The
+ * line's `workspaceId` comes from the child logger `requireApiKey` binds, once.
+ */
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const incoming = req.header('x-request-id');
@@ -22,7 +25,7 @@ export function requestContext(logger: Logger): RequestHandler {
     res.setHeader('X-Request-Id', id);
     const started = performance.now();
     res.on('finish', () => {
-      const line = { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(performance.now() - started), workspaceId: r.workspaceId };
+      const line = { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(performance.now() - started) };
       if (res.statusCode >= 500) r.log.error(line, 'request');
       else r.log.info(line, 'request');
     });

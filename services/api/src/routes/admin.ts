@@ -10,8 +10,10 @@ const CreateWorkspace = z.object({ name: z.string().trim().min(1).max(200) }).st
 /** Admin token guard: `Authorization: Bearer <admin token>` (constant-time compare). */
 export function requireAdmin(runtime: Runtime) {
   return (req: Request, _res: Response, next: NextFunction) => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '');
-    next(match && runtime.admin.verify(match[1]!) ? undefined : unauthorized('admin token required'));
+    const header = req.header('authorization');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+    if (match && runtime.admin.verify(match[1]!)) return next();
+    next(unauthorized(match ? 'invalid admin token: it does not match this server\'s admin token' : 'admin token required: send "Authorization: Bearer <admin token>"'));
   };
 }
 

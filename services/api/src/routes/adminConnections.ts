@@ -4,11 +4,18 @@ import { z } from 'zod';
 import { connectorFor, scheduleIncrementalSync, startBackfill } from '@engram/connectors';
 import type { Runtime } from '@engram/runtime';
 import { createConnection, getConnection, getWorkspace, listConnections, listSyncCursors, type SyncCursor } from '@engram/stores';
-import { badRequest, notFound, parseBody } from '../http/errors.js';
+import { ApiError, badRequest, notFound, parseBody } from '../http/errors.js';
 import { route } from '../http/context.js';
+import { checkProviderAccess, duplicateOf } from './connectionCheck.js';
 
 const url = z.string().url();
-const common = { workspaceId: z.string().min(1), token: z.string().min(1), webhookSecret: z.string().min(8).optional() };
+const common = {
+  workspaceId: z.string().min(1),
+  token: z.string().min(1),
+  webhookSecret: z.string().min(8).optional(),
+  /** false: save without the provider check (a provider this server cannot reach yet). */
+  verify: z.boolean().optional(),
+};
 const CreateConnection = z.discriminatedUnion('provider', [
   z.object({ ...common, provider: z.literal('github'), config: z.object({ repo: z.string().regex(/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/, 'expected "owner/name"'), baseUrl: url.optional() }).strict() }).strict(),
   z.object({ ...common, provider: z.literal('linear'), config: z.object({ teamKey: z.string().min(1).optional(), apiUrl: url.optional() }).strict().default({}) }).strict(),
@@ -35,11 +42,17 @@ export function adminConnectionRoutes(runtime: Runtime): Router {
       const body = parseBody(CreateConnection, req.body);
       if (!(await getWorkspace(db, body.workspaceId))) throw notFound('workspace');
       const config = Object.fromEntries(Object.entries(body.config).filter(([, v]) => v !== undefined)) as Record<string, string>;
+      const duplicate = duplicateOf(await listConnections(db, body.workspaceId), body.provider, config);
+      if (duplicate) {
+        throw new ApiError(409, 'CONFLICT', `this workspace already has a ${body.provider} connection to the same source: ${duplicate.id}`, { resource: 'connection', connectionId: duplicate.id });
+      }
+      let connector;
       try {
-        connectorFor({ provider: body.provider, config, token: body.token });
+        connector = connectorFor({ provider: body.provider, config, token: body.token });
       } catch (err) {
         throw badRequest('config', err instanceof Error ? err.message : String(err));
       }
+      if (body.verify !== false) await checkProviderAccess(connector, body.provider, config, AbortSignal.timeout(30_000));
       const connection = await createConnection(db, runtime.secretBox, {
         workspaceId: body.workspaceId, provider: body.provider, config, token: body.token, ...(body.webhookSecret ? { webhookSecret: body.webhookSecret } : {}),
       });

@@ -70,6 +70,8 @@ export interface Api {
   runtime: Runtime;
   /** Log lines the server wrote (parsed JSON). */
   logs: Record<string, unknown>[];
+  /** The same lines as written (a key written twice shows only here). */
+  rawLogs: string[];
   tenant(label?: string): Promise<Tenant>;
   /** Stages and indexes events through the real indexer; returns their item ids in order. */
   index(workspaceId: string, events: SourceEventInput[]): Promise<string[]>;
@@ -80,9 +82,14 @@ export interface Api {
 export async function startApi(backend: Backend): Promise<Api> {
   const dataDir = await mkdtemp(join(tmpdir(), 'engram-api-'));
   const logs: Record<string, unknown>[] = [];
+  const rawLogs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n')) {
+        if (!line.trim()) continue;
+        rawLogs.push(line);
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      }
       done();
     },
   });
@@ -102,6 +109,7 @@ export async function startApi(backend: Backend): Promise<Api> {
     base,
     runtime,
     logs,
+    rawLogs,
     async tenant(label = 'conformance') {
       const ws = await createWorkspace(runtime.db, `${label}-${Math.random().toString(36).slice(2, 8)}`);
       const key = await createApiKey(runtime.db, ws.id);

@@ -10,13 +10,17 @@ interface ConnectionView { id: string; provider: string; streams: StreamProgress
 
 const FINISHED = new Set(['done', 'failed', 'paused']);
 
-/** Sum of the walk's streams: what the bar shows. Total is known once every stream with items gave a hint. */
+/**
+ * Sum of the walk's streams: what the bar shows. `total` is null until every stream still running has a
+ * provider hint (a sum over only some streams would grow as the others report theirs).
+ */
 export function summarize(streams: StreamProgress[]) {
   const pages = streams.reduce((n, s) => n + s.pages, 0);
   const items = streams.reduce((n, s) => n + s.items, 0);
   const waits = streams.reduce((n, s) => n + s.rateLimitWaits, 0);
   const waitMs = streams.reduce((n, s) => n + s.rateLimitWaitMs, 0);
-  const total = streams.reduce((n, s) => n + (s.state === 'done' ? s.items : Math.max(s.totalHint ?? 0, s.items)), 0);
+  const known = streams.every((s) => FINISHED.has(s.state) || s.totalHint !== null);
+  const total = known ? streams.reduce((n, s) => n + (FINISHED.has(s.state) ? s.items : Math.max(s.totalHint ?? 0, s.items)), 0) : null;
   const etas = streams.filter((s) => !FINISHED.has(s.state)).map((s) => s.etaSeconds);
   const eta = etas.length === 0 ? 0 : etas.some((e) => e === null) ? null : Math.max(...(etas as number[]));
   return { pages, items, waits, waitMs, total, eta, done: streams.length > 0 && streams.every((s) => FINISHED.has(s.state)), failed: streams.filter((s) => s.state === 'failed') };
@@ -41,19 +45,22 @@ export function backfillCommand(program: Command, run: (cmd: Command, fn: (ctx: 
         const t0 = Date.now();
         const bar = !out.json && process.stderr.isTTY
           ? new cliProgress.SingleBar(
-              { format: 'backfill |{bar}| {value}/{total} items | {pages} pages | {waits} rate-limit waits | ETA {etaText}', hideCursor: true, stream: process.stderr },
+              { format: 'backfill |{bar}| {value}/{totalText} items | {pages} pages | {waits} rate-limit waits | ETA {etaText}', hideCursor: true, stream: process.stderr },
               cliProgress.Presets.shades_classic,
             )
           : null;
-        bar?.start(1, 0, { pages: 0, waits: 0, etaText: '?' });
+        bar?.start(1, 0, { pages: 0, waits: 0, etaText: '?', totalText: '?' });
+        // Once every running stream has reported its size, the total is fixed: it only moves if items overtake it.
+        let shownTotal: number | null = null;
         let lastNote = 0;
         let view: ConnectionView;
         let sum: ReturnType<typeof summarize>;
         for (;;) {
           view = await client.get<ConnectionView>(`/admin/connections/${id}`);
           sum = summarize(view.streams.filter((s) => s.mode === 'backfill'));
-          bar?.setTotal(Math.max(sum.total, sum.items, 1));
-          bar?.update(sum.items, { pages: sum.pages, waits: sum.waits, etaText: formatDuration(sum.eta) });
+          if (sum.total !== null) shownTotal = Math.max(shownTotal ?? sum.total, sum.items);
+          bar?.setTotal(Math.max(shownTotal ?? sum.items, 1));
+          bar?.update(sum.items, { pages: sum.pages, waits: sum.waits, etaText: formatDuration(sum.eta), totalText: shownTotal ?? '?' });
           if (!bar && !out.json && Date.now() - lastNote > 5_000) {
             lastNote = Date.now();
             out.note(`backfill: ${sum.items} items, ${sum.pages} pages, ${sum.waits} rate-limit waits, ETA ${formatDuration(sum.eta)}`);

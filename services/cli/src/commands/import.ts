@@ -3,7 +3,8 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { CliError } from '../client.js';
-import { sleep } from '../output.js';
+import { formatDuration, sleep } from '../output.js';
+import { checkRepo, checkWorkspace } from '../preflight.js';
 
 interface Staged { importId: string; received: number; staged: number; inserted: number; invalid: number; errors: { index: number; message: string }[] }
 interface Progress { id: string; events: number; indexed: number; failed: number; pending: number; invalid: number; received: number; errors: { index: number; message: string }[] }
@@ -21,6 +22,8 @@ export function importCommand(program: Command, run: (cmd: Command, fn: (ctx: Co
     .option('--poll-ms <ms>', 'progress refresh interval', (v) => Number(v), 500)
     .action((o: { workspace: string; repo: string; file: string; wait?: boolean; pollMs: number }, cmd: Command) =>
       run(cmd, async ({ client, out }) => {
+        checkRepo(o.repo);
+        await checkWorkspace(client, o.workspace);
         let content: string;
         try {
           content = await readFile(o.file, 'utf8');
@@ -35,14 +38,15 @@ export function importCommand(program: Command, run: (cmd: Command, fn: (ctx: Co
           return;
         }
         const bar = !out.json && process.stderr.isTTY
-          ? new cliProgress.SingleBar({ format: 'indexing |{bar}| {value}/{total} items | {failed} failed', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
+          ? new cliProgress.SingleBar({ format: 'indexing |{bar}| {value}/{total} items | {failed} failed | ETA {etaText}', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
           : null;
-        bar?.start(Math.max(staged.staged, 1), 0, { failed: 0 });
+        bar?.start(Math.max(staged.staged, 1), 0, { failed: 0, etaText: '?' });
         let p: Progress;
+        const eta = etaEstimator();
         for (;;) {
           p = await client.get<Progress>(`/admin/imports/${encodeURIComponent(staged.importId)}`);
           bar?.setTotal(Math.max(p.events, 1));
-          bar?.update(p.indexed + p.failed, { failed: p.failed });
+          bar?.update(p.indexed + p.failed, { failed: p.failed, etaText: formatDuration(eta(p.indexed + p.failed, p.pending)) });
           if (p.pending === 0) break;
           await sleep(o.pollMs);
         }
@@ -55,4 +59,18 @@ export function importCommand(program: Command, run: (cmd: Command, fn: (ctx: Co
         }
       }),
     );
+}
+
+/** Seconds left from the indexing rate over the last minute of polls (null until it has moved). */
+export function etaEstimator(windowMs = 60_000, now: () => number = Date.now) {
+  const samples: { at: number; done: number }[] = [];
+  return (done: number, pending: number): number | null => {
+    const at = now();
+    samples.push({ at, done });
+    while (samples.length > 2 && at - samples[0]!.at > windowMs) samples.shift();
+    const first = samples[0]!;
+    const rate = at > first.at ? (done - first.done) / ((at - first.at) / 1000) : 0;
+    if (pending === 0) return 0;
+    return rate > 0 ? pending / rate : null;
+  };
 }
