@@ -5,8 +5,10 @@
 // with batches of 1 (one event per transaction: the old per-item path) and of the default size. The
 // encoder's own throughput on the same texts is measured in the same run, so the ratio is fair.
 // Run: npx tsx bench/ingest.ts [--data <dir>] [--n 600] [--offline-n 300] [--skip-offline] [--batch 64]
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { normalizeGitHubObject } from '../packages/connectors/src/index.js';
 import type { SourceEvent } from '../packages/contracts/src/index.js';
@@ -29,9 +31,18 @@ const { values } = parseArgs({
     n: { type: 'string', default: '600' },
     'offline-n': { type: 'string', default: '300' },
     'skip-offline': { type: 'boolean', default: false },
+    dims: { type: 'string', default: '1536' },
+    'serve-fake': { type: 'boolean', default: false },
     batch: { type: 'string', default: String(DEFAULT_INDEX_BATCH_SIZE) },
   },
 });
+// The fake provider runs in its own process, as a real one would: its work is not on the indexer's event loop.
+if (values['serve-fake']) {
+  const server = await startFakeOpenAI({ apiKey: 'bench', defaultDimensions: Number(values.dims) });
+  console.log(server.url);
+  process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
+  await new Promise(() => {});
+}
 const DATA = values.data.endsWith('/') ? values.data : `${values.data}/`;
 if (!existsSync(`${DATA}corpus.json`)) {
   console.log(`skipped: the prettier dataset is not at ${DATA}`);
@@ -81,6 +92,15 @@ async function run(embedder: EmbeddingProvider, events: SourceEvent[], batch: nu
   return { rate: ids.length / (ms / 1000), ms, load: load() };
 }
 
+async function startFakeProcess(): Promise<{ url: string; close: () => void }> {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--serve-fake', '--dims', String(values.dims)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`fake OpenAI server exited with ${code}`)));
+    child.stdout.setEncoding('utf8').once('data', (chunk: string) => resolve(chunk.trim().split('\n')[0]!));
+  });
+  return { url, close: () => void child.kill('SIGTERM') };
+}
+
 async function encoderAlone(embedder: EmbeddingProvider, events: SourceEvent[]): Promise<{ itemsPerSec: number; textsPerSec: number }> {
   const texts = events.map((e) => embeddingChunks({ title: e.title, body: e.body, files: e.files }));
   const flat = texts.flat();
@@ -97,16 +117,16 @@ out();
 out('| embedder | items | batch 1 (items/s) | batch ' + batchSize + ' (items/s) | ratio | load avg (1/5/15) |');
 out('| --- | --- | --- | --- | --- | --- |');
 
-const fake = await startFakeOpenAI({ apiKey: 'bench', defaultDimensions: 1536 });
+const fake = await startFakeProcess();
 try {
-  const embedder = createOpenAIEmbedder({ apiKey: 'bench', baseURL: fake.url, model: 'text-embedding-3-small', dimensions: 1536 });
+  const embedder = createOpenAIEmbedder({ apiKey: 'bench', baseURL: fake.url, model: 'text-embedding-3-small', dimensions: Number(values.dims) });
   const events = sample(n);
   await run(embedder, events.slice(0, 50), batchSize); // warm-up (JIT, PGlite start)
   const one = await run(embedder, events, 1);
   const many = await run(embedder, events, batchSize);
-  out(`| fake OpenAI (1536 dims) | ${events.length} | ${one.rate.toFixed(1)} | ${many.rate.toFixed(1)} | ${(many.rate / one.rate).toFixed(2)}x | ${many.load} |`);
+  out(`| fake OpenAI (${values.dims} dims) | ${events.length} | ${one.rate.toFixed(1)} | ${many.rate.toFixed(1)} | ${(many.rate / one.rate).toFixed(2)}x | ${many.load} |`);
 } finally {
-  await fake.close();
+  fake.close();
 }
 
 if (!values['skip-offline']) {

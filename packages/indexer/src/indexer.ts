@@ -42,6 +42,8 @@ export interface IndexerDeps {
   logger?: IndexerLogger;
   /** Most events per batch; default DEFAULT_INDEX_BATCH_SIZE. 1 indexes every event on its own. */
   batchSize?: number;
+  /** Batches running at once; default INDEX_BATCHES_IN_FLIGHT. */
+  batchesInFlight?: number;
 }
 
 export type IndexStatus = 'indexed' | 'unchanged' | 'stale' | 'missing';
@@ -94,8 +96,9 @@ type Mark = Parameters<typeof markEvents>[1][number];
 
 const skipped = (itemId: string | null, status: IndexStatus): IndexOutcome => ({ status, itemId, actorIds: [], embedded: false });
 
-export function createIndexer({ db, vectors, embedder, logger, batchSize = DEFAULT_INDEX_BATCH_SIZE }: IndexerDeps): Indexer {
+export function createIndexer({ db, vectors, embedder, logger, batchSize = DEFAULT_INDEX_BATCH_SIZE, batchesInFlight = INDEX_BATCHES_IN_FLIGHT }: IndexerDeps): Indexer {
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
+  if (!Number.isInteger(batchesInFlight) || batchesInFlight < 1) throw new Error(`batchesInFlight must be a positive integer, got ${batchesInFlight}`);
 
   /** Embeds every chunk of the batch in one call, shortest texts together, and hands each item its vectors. */
   async function embedAll(items: readonly Prepared[]): Promise<Map<string, number[][]>> {
@@ -237,7 +240,7 @@ export function createIndexer({ db, vectors, embedder, logger, batchSize = DEFAU
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      while (inFlight < INDEX_BATCHES_IN_FLIGHT && waiting.length > 0) {
+      while (inFlight < batchesInFlight && waiting.length > 0) {
         const batch = waiting.splice(0, batchSize);
         inFlight++;
         void runBatch(batch.map((w) => w.eventId))
