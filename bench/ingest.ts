@@ -1,10 +1,11 @@
 // Ingestion throughput of the indexer: N real prettier PRs and commits (../shared/data/github-prettier),
 // normalised by the GitHub connector, staged, then indexed in-process on PGlite the way the worker does it
 // (as many `index.event` calls in flight as the job catalog allows). Each variant gets a fresh database.
-// Variants: the fake OpenAI-compatible server (pipeline cost) and the bundled offline encoder, each
+// Variants: the fake OpenAI-compatible server (pipeline cost; in its own process, as a remote provider
+// would be) and the bundled offline encoder, each
 // with batches of 1 (one event per transaction: the old per-item path) and of the default size. The
 // encoder's own throughput on the same texts is measured in the same run, so the ratio is fair.
-// Run: npx tsx bench/ingest.ts [--data <dir>] [--n 600] [--offline-n 300] [--skip-offline] [--batch 64]
+// Run: npx tsx bench/ingest.ts [--data <dir>] [--n 600] [--offline-n 300] [--skip-offline] [--batch 32] [--dims 1536]
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';

@@ -26,7 +26,7 @@ export interface IndexerLogger {
 }
 
 /** Staged events indexed together (one embedding call, one transaction per workspace). */
-export const DEFAULT_INDEX_BATCH_SIZE = 64;
+export const DEFAULT_INDEX_BATCH_SIZE = 32;
 /**
  * Batches in flight at once: the next batch embeds while the previous one writes. Callers that want
  * full batches keep `batchSize * INDEX_BATCHES_IN_FLIGHT` calls of `indexEvent` pending (the job
