@@ -19,7 +19,7 @@ interface Status {
 
 describe.skipIf(!hasPrettierCorpus())('graceful shutdown and restart of the embedded server', () => {
   // A skipped describe still runs its body to collect tests: read the corpus only when it exists.
-  const subset = hasPrettierCorpus() ? prettierSubset({ pulls: 80, commits: 80 }) : { pulls: [], commits: [] };
+  const subset = hasPrettierCorpus() ? prettierSubset({ pulls: 200, commits: 200 }) : { pulls: [], commits: [] };
   const objects = [...subset.pulls, ...subset.commits];
   let dataDir: string;
   let openai: FakeOpenAI;

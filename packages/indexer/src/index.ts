@@ -1,12 +1,23 @@
-export { createIndexer, itemIdOf, type Indexer, type IndexerDeps, type IndexerLogger, type IndexOutcome, type IndexStatus } from './indexer.js';
+export {
+  createIndexer,
+  DEFAULT_INDEX_BATCH_SIZE,
+  INDEX_BATCHES_IN_FLIGHT,
+  itemIdOf,
+  type Indexer,
+  type IndexerDeps,
+  type IndexerLogger,
+  type IndexOutcome,
+  type IndexStatus,
+  type SettledIndex,
+} from './indexer.js';
 export { embeddingChunks, embeddingHash, chunkId, CHUNK_CHARS, MAX_CHUNKS } from './embedding.js';
 export { lexicalFields, LEXICAL_VERSION, MAX_BODY_TOKENS, relexIfStale, relexWorkspace } from './lexical.js';
 export { makeSnippet, plainText, SNIPPET_LENGTH } from './snippet.js';
 export { canonicalKey, identityKeys, itemRefs, type LinkRef } from './links/keys.js';
 export { edgeTypeOf, type EdgeType } from './links/edgeTypes.js';
-export { deriveEdges, SHARED_KEY_LIMIT, TITLE_KEY_LIMIT } from './links/deriveEdges.js';
+export { deriveEdges, deriveEdgesWith, keyFinderOver, lookupKeys, SHARED_KEY_LIMIT, TITLE_KEY_LIMIT, type KeyFinder } from './links/deriveEdges.js';
 export { identitiesOf, isBotRef, normalizeName } from './actors/identity.js';
-export { resolveActor } from './actors/resolve.js';
+export { resolveActor, resolveActors } from './actors/resolve.js';
 export * from './embeddings/index.js';
 export * from './entities/index.js';
 export * from './clusters/index.js';

@@ -1,79 +1,115 @@
 import type { SourceEvent } from '@engram/contracts';
 import {
   IDENTITY_RELATION,
-  applyLexiconChange,
-  getItemState,
-  lockItem,
+  applyLexiconChanges,
+  findKeyRows,
+  getItemStates,
+  lockItems,
   lockWorkspaceLinks,
   refreshActorItemCounts,
-  replaceItemActors,
-  replaceItemEdges,
-  replaceItemEntities,
-  replaceItemRefs,
-  upsertItem,
+  replaceItemsActors,
+  replaceItemsEdges,
+  replaceItemsEntities,
+  replaceItemsRefs,
+  upsertItems,
+  type EdgeRow,
   type ItemRow,
   type ItemState,
   type Queryable,
 } from '@engram/stores';
-import { resolveActor } from './actors/resolve.js';
+import { resolveActors } from './actors/resolve.js';
 import { extractEntities } from './entities/index.js';
 import { lexicalFields } from './lexical.js';
-import { deriveEdges } from './links/deriveEdges.js';
+import { deriveEdgesWith, keyFinderOver, lookupKeys, type LinkedItem } from './links/deriveEdges.js';
 import { identityKeys, itemRefs } from './links/keys.js';
 
 export type WriteResult =
   | { status: 'written'; actorIds: string[]; edges: number }
   | { status: 'stale' | 'unchanged' };
 
+export interface ItemWrite {
+  item: ItemRow;
+  event: SourceEvent;
+  /** Why the stored state (re-read under the item's lock) makes this write unnecessary, or null to write. */
+  verdict: (current: ItemState | null) => 'stale' | 'unchanged' | null;
+}
+
+/** One item: `writeItems` with a batch of one. */
+export async function writeItem(tx: Queryable, input: ItemWrite): Promise<WriteResult> {
+  const [result] = await writeItems(tx, input.item.workspaceId, [input]);
+  return result!;
+}
+
 /**
- * Everything an event changes in the system of record, inside one transaction: the item and its
- * lexical index, lexicon frequencies, entities, linking keys, actors and edges. The stored state is
- * re-read under a per-item lock, so two deliveries of one item never interleave.
+ * Everything a batch of events of one workspace changes in the system of record, inside the caller's
+ * transaction: the items and their lexical index, lexicon frequencies, entities, linking keys, actors and
+ * edges, each table in a few multi-row statements. The stored states are re-read under per-item locks (taken
+ * in id order), so two deliveries of one item never interleave. Item ids must be distinct. Edges are
+ * derived after every item of the batch has its keys and refs stored, so items of one batch link to each
+ * other as they would if indexed one after another. Returns one result per write, in order.
  */
-export async function writeItem(
-  tx: Queryable,
-  input: { item: ItemRow; event: SourceEvent; verdict: (current: ItemState | null) => 'stale' | 'unchanged' | null },
-): Promise<WriteResult> {
-  const { item, event } = input;
-  const { workspaceId } = item;
-  await lockItem(tx, item.id);
-  const current = await getItemState(tx, item.id);
-  const skip = input.verdict(current);
-  if (skip) return { status: skip };
-
-  const terms = await upsertItem(tx, item, lexicalFields({ title: event.title, body: event.body, files: event.files, labels: event.labels }));
-  await applyLexiconChange(tx, workspaceId, current?.terms ?? [], terms);
-  await replaceItemEntities(tx, { workspaceId, itemId: item.id, entities: extractEntities(event) });
-
-  const keys = identityKeys(event);
-  const refs = itemRefs(event, keys);
-  await replaceItemRefs(tx, {
-    workspaceId,
-    itemId: item.id,
-    refs: [...keys.map((key) => ({ key, relation: IDENTITY_RELATION, confidence: 1 })), ...refs],
+export async function writeItems(tx: Queryable, workspaceId: string, writes: readonly ItemWrite[]): Promise<WriteResult[]> {
+  if (new Set(writes.map((w) => w.item.id)).size !== writes.length) throw new Error('writeItems: item ids must be distinct');
+  if (writes.some((w) => w.item.workspaceId !== workspaceId)) throw new Error('writeItems: every item must belong to the workspace');
+  const ids = writes.map((w) => w.item.id);
+  await lockItems(tx, ids);
+  const states = await getItemStates(tx, ids);
+  const results: WriteResult[] = writes.map((w) => {
+    const skip = w.verdict(states.get(w.item.id) ?? null);
+    return skip ? { status: skip } : { status: 'written', actorIds: [], edges: 0 };
   });
+  const live = writes.filter((_, i) => results[i]!.status === 'written');
+  if (live.length === 0) return results;
+
+  const terms = await upsertItems(
+    tx,
+    live.map(({ item, event }) => ({ item, lexical: lexicalFields({ title: event.title, body: event.body, files: event.files, labels: event.labels }) })),
+  );
+  await applyLexiconChanges(tx, workspaceId, live.map(({ item }) => ({ before: states.get(item.id)?.terms ?? [], after: terms.get(item.id) ?? [] })));
+  await replaceItemsEntities(tx, workspaceId, live.map(({ item, event }) => ({ itemId: item.id, entities: extractEntities(event) })));
+
+  const linked: LinkedItem[] = live.map(({ item, event }) => {
+    const keys = identityKeys(event);
+    return { workspaceId, id: item.id, type: item.type, occurredAt: item.occurredAt, keys, refs: itemRefs(event, keys) };
+  });
+  await replaceItemsRefs(
+    tx,
+    workspaceId,
+    linked.map((l) => ({ itemId: l.id, refs: [...l.keys.map((key) => ({ key, relation: IDENTITY_RELATION, confidence: 1 })), ...l.refs] })),
+  );
 
   // From here on, one indexer per workspace at a time: actors merge and edges link against committed rows.
   await lockWorkspaceLinks(tx, workspaceId);
-  const roles: { actorId: string; role: string }[] = [];
-  const mergedInto = new Map<string, string>();
-  for (const ref of event.actors) {
-    const resolved = await resolveActor(tx, workspaceId, ref);
-    if (!resolved) continue;
-    roles.push({ actorId: resolved.actorId, role: ref.role });
-    for (const id of resolved.merged) mergedInto.set(id, resolved.actorId);
-  }
+  const { resolved, mergedInto } = await resolveActors(tx, workspaceId, live.flatMap((w) => w.event.actors));
   const survivor = (id: string): string => {
     let at = id;
     for (let hops = 0; mergedInto.has(at) && hops < 100; hops++) at = mergedInto.get(at) ?? at;
     return at;
   };
-  const finalRoles = [...new Map(roles.map((r) => [`${survivor(r.actorId)}\u0000${r.role}`, { actorId: survivor(r.actorId), role: r.role }])).values()];
-  const previous = await replaceItemActors(tx, { workspaceId, itemId: item.id, roles: finalRoles });
-  const actorIds = [...new Set([...finalRoles.map((r) => r.actorId), ...previous.filter((id) => !mergedInto.has(id))])].sort();
-  await refreshActorItemCounts(tx, actorIds);
+  let at = 0;
+  const rolesOf = live.map(({ event }) => {
+    const roles: { actorId: string; role: string }[] = [];
+    for (const ref of event.actors) {
+      const r = resolved[at++];
+      if (r) roles.push({ actorId: survivor(r.actorId), role: ref.role });
+    }
+    return [...new Map(roles.map((r) => [`${r.actorId}\u0000${r.role}`, r])).values()];
+  });
+  const previous = await replaceItemsActors(tx, workspaceId, live.map(({ item }, i) => ({ itemId: item.id, roles: rolesOf[i]! })));
+  const actorIdsOf = live.map(({ item }, i) =>
+    [...new Set([...rolesOf[i]!.map((r) => r.actorId), ...(previous.get(item.id) ?? []).filter((id) => !mergedInto.has(id))])].sort(),
+  );
+  await refreshActorItemCounts(tx, actorIdsOf.flat());
 
-  const edges = await deriveEdges(tx, { workspaceId, id: item.id, type: item.type, occurredAt: item.occurredAt, keys, refs });
-  await replaceItemEdges(tx, { workspaceId, itemId: item.id, edges });
-  return { status: 'written', actorIds, edges: edges.length };
+  const find = keyFinderOver(await findKeyRows(tx, workspaceId, linked.flatMap(lookupKeys)));
+  const edgesOf: EdgeRow[][] = [];
+  for (const l of linked) edgesOf.push(await deriveEdgesWith(find, l));
+  await replaceItemsEdges(tx, { workspaceId, itemIds: linked.map((l) => l.id), edges: edgesOf.flat() });
+
+  let n = 0;
+  return results.map((r) => {
+    if (r.status !== 'written') return r;
+    const i = n++;
+    return { status: 'written', actorIds: actorIdsOf[i]!, edges: edgesOf[i]!.length };
+  });
 }

@@ -16,8 +16,12 @@ export interface JobSpec<S extends z.ZodType = z.ZodType> {
 export const jobCatalog = {
   /** Fetch one page of a connection's stream, stage its events, enqueue indexing, checkpoint the cursor. */
   'sync.page': { payload: SyncPagePayload, attempts: 10, backoff: { type: 'exponential', delayMs: 2_000 }, timeoutMs: 15 * 60_000, concurrency: 2 },
-  /** Index one staged source event (entities, embedding, refs, edges, cluster, actors). */
-  'index.event': { payload: IndexItemPayload, attempts: 6, backoff: { type: 'exponential', delayMs: 1_000 }, timeoutMs: 5 * 60_000, concurrency: 8 },
+  /**
+   * Index one staged source event (entities, embedding, refs, edges, cluster, actors). The indexer gathers
+   * the jobs running at once into batches (up to 32 events, two batches in flight: one embedding while the
+   * other writes), so this concurrency is what lets batches fill.
+   */
+  'index.event': { payload: IndexItemPayload, attempts: 6, backoff: { type: 'exponential', delayMs: 1_000 }, timeoutMs: 5 * 60_000, concurrency: 64 },
   /** Periodic re-cluster: merges close clusters, splits loose ones, refreshes topics and keywords. */
   'cluster.recluster': { payload: ReclusterPayload, attempts: 3, backoff: { type: 'exponential', delayMs: 5_000 }, timeoutMs: 30 * 60_000, concurrency: 1 },
   /** Recompute actors' expertise domains. */

@@ -52,3 +52,31 @@ async function improveDisplayName(tx: Queryable, actorId: string, candidate: str
   const better = displayNameScore(candidate, logins) > displayNameScore(actor.displayName, logins);
   if (better || (isBot && !actor.isBot)) await updateActor(tx, actorId, { ...(better ? { displayName: candidate } : {}), isBot });
 }
+
+/**
+ * `resolveActor` for the refs of a batch of items, in order. A ref equal to one already resolved in the
+ * batch (same identities, name and bot flag) resolves to the same actor without touching the database:
+ * resolving it again would change nothing. `mergedInto` maps every actor merged away in the batch to
+ * the actor it was merged into (follow it to the survivor).
+ */
+export async function resolveActors(
+  tx: Queryable,
+  workspaceId: string,
+  refs: readonly ActorRef[],
+): Promise<{ resolved: ({ actorId: string } | null)[]; mergedInto: Map<string, string> }> {
+  const seen = new Map<string, { actorId: string } | null>();
+  const mergedInto = new Map<string, string>();
+  const resolved: ({ actorId: string } | null)[] = [];
+  for (const ref of refs) {
+    const signature = JSON.stringify([identitiesOf(ref), displayNameOf(ref), isBotRef(ref)]);
+    let hit = seen.get(signature);
+    if (hit === undefined) {
+      const r = await resolveActor(tx, workspaceId, ref);
+      hit = r ? { actorId: r.actorId } : null;
+      if (r) for (const id of r.merged) mergedInto.set(id, r.actorId);
+      seen.set(signature, hit);
+    }
+    resolved.push(hit);
+  }
+  return { resolved, mergedInto };
+}

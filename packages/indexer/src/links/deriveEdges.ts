@@ -24,8 +24,39 @@ export interface LinkedItem {
 
 const isTitleKey = (key: string): boolean => key.startsWith('title:');
 
+/** Rows of other items on some keys (see `findKeyMatches`): the only thing edge derivation reads. */
+export type KeyFinder = (query: { workspaceId: string; keys: readonly string[]; relations: readonly string[] | null; excludeItemId: string }) => Promise<KeyMatch[]>;
+
+/** Every key a derivation for `item` can ask about: its own keys and the keys it references. */
+export const lookupKeys = (item: Pick<LinkedItem, 'keys' | 'refs'>): string[] => [...item.keys, ...item.refs.map((r) => r.key)];
+
+/**
+ * A KeyFinder over rows read once (`findKeyRows` on the `lookupKeys` of a batch): answers exactly as
+ * `findKeyMatches` would on the same committed state, without a query per item.
+ */
+export function keyFinderOver(rows: readonly KeyMatch[]): KeyFinder {
+  const byKey = groupByKey(rows);
+  return async ({ keys, relations, excludeItemId }) => {
+    const allowed = relations ? new Set(relations) : null;
+    const out: KeyMatch[] = [];
+    for (const key of new Set(keys)) {
+      for (const r of byKey.get(key) ?? []) {
+        if (r.itemId === excludeItemId) continue;
+        if (allowed ? !allowed.has(r.relation) : r.relation === IDENTITY_RELATION) continue;
+        out.push(r);
+      }
+    }
+    return out;
+  };
+}
+
 /** Every edge touching `item`, in both directions, from the keys and refs stored for other items. */
 export async function deriveEdges(db: Queryable, item: LinkedItem): Promise<EdgeRow[]> {
+  return deriveEdgesWith((query) => findKeyMatches(db, query), item);
+}
+
+/** `deriveEdges` reading through `find`: the same rules, whatever holds the rows. */
+export async function deriveEdgesWith(find: KeyFinder, item: LinkedItem): Promise<EdgeRow[]> {
   const out = new Map<string, EdgeRow>();
   const add = (from: { id: string; type: string }, to: { id: string; type: string }, relation: string, key: string, confidence: number) => {
     const type = edgeTypeOf(relation, from.type, to.type);
@@ -42,7 +73,7 @@ export async function deriveEdges(db: Queryable, item: LinkedItem): Promise<Edge
 
   // This item's references -> items holding the key.
   const direct = item.refs.filter((r) => r.relation !== 'on_branch');
-  const holders = await findKeyMatches(db, { ...base, keys: direct.map((r) => r.key), relations: [IDENTITY_RELATION] });
+  const holders = await find({ ...base, keys: direct.map((r) => r.key), relations: [IDENTITY_RELATION] });
   const holdersByKey = groupByKey(holders);
   for (const ref of direct) {
     let targets = holdersByKey.get(ref.key) ?? [];
@@ -51,10 +82,10 @@ export async function deriveEdges(db: Queryable, item: LinkedItem): Promise<Edge
   }
 
   // Other items' references -> this item's keys.
-  const referrers = await findKeyMatches(db, { ...base, keys: item.keys, relations: null });
+  const referrers = await find({ ...base, keys: item.keys, relations: null });
   const titleReferrers = referrers.filter((r) => isTitleKey(r.key));
   const otherHolders = titleReferrers.length
-    ? groupByKey(await findKeyMatches(db, { ...base, keys: titleReferrers.map((r) => r.key), relations: [IDENTITY_RELATION] }))
+    ? groupByKey(await find({ ...base, keys: titleReferrers.map((r) => r.key), relations: [IDENTITY_RELATION] }))
     : new Map<string, KeyMatch[]>();
   for (const r of referrers) {
     if (isTitleKey(r.key)) {
@@ -68,7 +99,7 @@ export async function deriveEdges(db: Queryable, item: LinkedItem): Promise<Edge
 
   // Items pointing at the same commit or branch as this one.
   const shared = item.refs.filter((r) => r.relation in SHARED_RELATIONS);
-  const sharers = groupByKey(await findKeyMatches(db, { ...base, keys: shared.map((r) => r.key), relations: Object.keys(SHARED_RELATIONS) }));
+  const sharers = groupByKey(await find({ ...base, keys: shared.map((r) => r.key), relations: Object.keys(SHARED_RELATIONS) }));
   for (const ref of shared) {
     const others = sharers.get(ref.key) ?? [];
     if (others.length === 0 || others.length > SHARED_KEY_LIMIT) continue;
@@ -80,7 +111,7 @@ export async function deriveEdges(db: Queryable, item: LinkedItem): Promise<Edge
     }
   }
 
-  for (const edge of await counterpartReverts(db, item)) push(edge);
+  for (const edge of await counterpartReverts(find, item)) push(edge);
   return [...out.values()];
 }
 
@@ -92,11 +123,11 @@ const isCounterpartRelation = (relation: string): boolean => REVERT_COUNTERPART_
  * `merged_as`/`contains commit:<sha>`. Both sides are refs, so either item finds the other whichever
  * arrives first: this item's reverts -> counterparts, and this item's counterpart refs -> reverts.
  */
-async function counterpartReverts(db: Queryable, item: LinkedItem): Promise<EdgeRow[]> {
+async function counterpartReverts(find: KeyFinder, item: LinkedItem): Promise<EdgeRow[]> {
   const reverts = item.refs.filter((r) => r.relation === 'reverts' && !isTitleKey(r.key));
   const standsFor = item.refs.filter((r) => isCounterpartRelation(r.relation));
   const keys = [...reverts, ...standsFor].map((r) => r.key);
-  const matches = await findKeyMatches(db, {
+  const matches = await find({
     workspaceId: item.workspaceId,
     excludeItemId: item.id,
     keys,

@@ -117,3 +117,32 @@ export async function listItemActors(db: Queryable, itemId: string): Promise<{ a
   );
   return res.rows.map((r) => ({ actorId: r.actor_id, role: r.role, displayName: r.display_name }));
 }
+
+/**
+ * `replaceItemActors` for many items of one workspace, in two statements. Returns, per item, the actors
+ * it had before.
+ */
+export async function replaceItemsActors(
+  tx: Queryable,
+  workspaceId: string,
+  items: readonly { itemId: string; roles: readonly { actorId: string; role: string }[] }[],
+): Promise<Map<string, string[]>> {
+  const previous = new Map<string, string[]>(items.map((i) => [i.itemId, []]));
+  if (items.length === 0) return previous;
+  const before = await tx.query<{ item_id: string; actor_id: string }>('DELETE FROM item_actors WHERE item_id = ANY($1::text[]) RETURNING item_id, actor_id', [
+    items.map((i) => i.itemId),
+  ]);
+  for (const r of before.rows) {
+    const list = previous.get(r.item_id);
+    if (list && !list.includes(r.actor_id)) list.push(r.actor_id);
+  }
+  const rows = items.flatMap((i) => i.roles.map((r) => ({ itemId: i.itemId, ...r })));
+  if (rows.length > 0) {
+    await tx.query(
+      `INSERT INTO item_actors (item_id, actor_id, workspace_id, role)
+       SELECT r.item_id, r.actor_id, $1, r.role FROM unnest($2::text[], $3::text[], $4::text[]) AS r(item_id, actor_id, role) ON CONFLICT DO NOTHING`,
+      [workspaceId, rows.map((r) => r.itemId), rows.map((r) => r.actorId), rows.map((r) => r.role)],
+    );
+  }
+  return previous;
+}

@@ -63,3 +63,33 @@ export async function listWorkspaceEdges(db: Queryable, workspaceId: string, typ
 export async function lockWorkspaceLinks(tx: Queryable, workspaceId: string): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`engram:links:${workspaceId}`]);
 }
+
+/**
+ * `replaceItemEdges` for many items at once: the edges touching any of `itemIds` become exactly `edges`
+ * (each edge listed once per source, target and type; the higher confidence and its key win).
+ */
+export async function replaceItemsEdges(tx: Queryable, input: { workspaceId: string; itemIds: readonly string[]; edges: readonly EdgeRow[] }): Promise<void> {
+  if (input.itemIds.length === 0) return;
+  const unique = new Map<string, EdgeRow>();
+  for (const e of input.edges) {
+    const id = `${e.sourceId}\u0000${e.targetId}\u0000${e.type}`;
+    const seen = unique.get(id);
+    if (!seen || seen.confidence < e.confidence) unique.set(id, e);
+  }
+  const edges = [...unique.values()];
+  await tx.query(
+    `DELETE FROM edges e WHERE (e.source_id = ANY($1::text[]) OR e.target_id = ANY($1::text[]))
+       AND NOT EXISTS (SELECT 1 FROM unnest($2::text[], $3::text[], $4::text[]) AS k(s, t, y) WHERE k.s = e.source_id AND k.t = e.target_id AND k.y = e.type)`,
+    [[...input.itemIds], edges.map((e) => e.sourceId), edges.map((e) => e.targetId), edges.map((e) => e.type)],
+  );
+  if (edges.length === 0) return;
+  await tx.query(
+    `INSERT INTO edges (workspace_id, source_id, target_id, type, linking_key, confidence)
+     SELECT $1, e.s, e.t, e.y, e.k, e.c FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::real[]) AS e(s, t, y, k, c)
+     ORDER BY e.s, e.t, e.y
+     ON CONFLICT (source_id, target_id, type) DO UPDATE SET
+       linking_key = CASE WHEN EXCLUDED.confidence > edges.confidence THEN EXCLUDED.linking_key ELSE edges.linking_key END,
+       confidence = GREATEST(edges.confidence, EXCLUDED.confidence)`,
+    [input.workspaceId, edges.map((e) => e.sourceId), edges.map((e) => e.targetId), edges.map((e) => e.type), edges.map((e) => e.linkingKey), edges.map((e) => e.confidence)],
+  );
+}

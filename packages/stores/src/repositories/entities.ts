@@ -64,3 +64,71 @@ export async function listItemEntities(db: Queryable, itemId: string): Promise<I
   );
   return res.rows.map((r) => ({ category: r.category, key: r.key, confidence: Number(r.confidence), itemCount: Number(r.item_count) }));
 }
+
+/**
+ * `replaceItemEntities` for many items of one workspace: one upsert of every entity named (in key order),
+ * one rewrite of the mentions, and one change of `item_count` per entity whose count moved.
+ */
+export async function replaceItemsEntities(tx: Queryable, workspaceId: string, items: readonly { itemId: string; entities: readonly EntityMention[] }[]): Promise<void> {
+  if (items.length === 0) return;
+  const perItem = items.map(({ itemId, entities }) => {
+    const unique = new Map<string, EntityMention>();
+    for (const e of entities) {
+      const id = `${e.category}\u0000${e.key}`;
+      const seen = unique.get(id);
+      if (!seen || seen.confidence < e.confidence) unique.set(id, e);
+    }
+    return { itemId, unique };
+  });
+  const itemIds = perItem.map((i) => i.itemId);
+  const named = new Map<string, EntityMention>();
+  for (const { unique } of perItem) for (const [id, e] of unique) named.set(id, e);
+  const list = [...named.values()].sort((a, b) => (a.category + a.key < b.category + b.key ? -1 : 1));
+  const entityId = new Map<string, string>();
+  if (list.length > 0) {
+    const res = await tx.query<{ id: string; category: string; key: string }>(
+      `INSERT INTO entities (workspace_id, category, key)
+       SELECT $1, e.category, e.key FROM unnest($2::text[], $3::text[]) AS e(category, key)
+       ON CONFLICT (workspace_id, category, key) DO UPDATE SET key = EXCLUDED.key
+       RETURNING id, category, key`,
+      [workspaceId, list.map((e) => e.category), list.map((e) => e.key)],
+    );
+    for (const r of res.rows) entityId.set(`${r.category}\u0000${r.key}`, String(r.id));
+  }
+  const before = await tx.query<{ item_id: string; entity_id: string }>('DELETE FROM entity_mentions WHERE item_id = ANY($1::text[]) RETURNING item_id, entity_id', [itemIds]);
+  const old = new Set(before.rows.map((r) => `${r.item_id}\u0000${String(r.entity_id)}`));
+  const mentionItems: string[] = [];
+  const mentionEntities: string[] = [];
+  const confidences: number[] = [];
+  const delta = new Map<string, number>();
+  for (const { itemId, unique } of perItem) {
+    for (const [key, e] of unique) {
+      const id = entityId.get(key);
+      if (id === undefined) continue;
+      mentionItems.push(itemId);
+      mentionEntities.push(id);
+      confidences.push(e.confidence);
+      if (!old.delete(`${itemId}\u0000${id}`)) delta.set(id, (delta.get(id) ?? 0) + 1);
+    }
+  }
+  for (const gone of old) {
+    const id = gone.slice(gone.indexOf('\u0000') + 1);
+    delta.set(id, (delta.get(id) ?? 0) - 1);
+  }
+  if (mentionItems.length > 0) {
+    await tx.query(
+      `INSERT INTO entity_mentions (entity_id, item_id, workspace_id, confidence)
+       SELECT m.id, m.item, $1, m.confidence FROM unnest($2::bigint[], $3::text[], $4::real[]) AS m(id, item, confidence)`,
+      [workspaceId, mentionEntities, mentionItems, confidences],
+    );
+  }
+  const moved = [...delta.entries()].filter(([, d]) => d !== 0).sort((a, b) => Number(a[0]) - Number(b[0]));
+  if (moved.length > 0) {
+    await tx.query('UPDATE entities e SET item_count = e.item_count + d.d FROM unnest($1::bigint[], $2::int[]) AS d(id, d) WHERE e.id = d.id', [
+      moved.map(([id]) => id),
+      moved.map(([, d]) => d),
+    ]);
+  }
+  const fell = moved.filter(([, d]) => d < 0).map(([id]) => id);
+  if (fell.length > 0) await tx.query('DELETE FROM entities WHERE id = ANY($1::bigint[]) AND item_count <= 0', [fell]);
+}

@@ -180,3 +180,82 @@ export async function listEmbeddableItems(db: Queryable, workspaceId: string, af
     embeddingHash: r.embedding_hash,
   }));
 }
+
+/** `lockItem` for many items at once, in id order, so concurrent batches never wait on each other in a cycle. */
+export async function lockItems(tx: Queryable, itemIds: readonly string[]): Promise<void> {
+  const keys = [...new Set(itemIds)].sort().map((id) => `engram:item:${id}`);
+  if (keys.length === 0) return;
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) AS k', [keys]);
+}
+
+/** `getItemState` for many items: one row per stored item, keyed by id. */
+export async function getItemStates(db: Queryable, itemIds: readonly string[]): Promise<Map<string, ItemState>> {
+  if (itemIds.length === 0) return new Map();
+  const res = await db.query<{ id: string; content_hash: string; embedding_hash: string | null; source_updated_at: Date | string; terms: string[] | null }>(
+    `SELECT id, content_hash, embedding_hash, source_updated_at,
+            CASE WHEN search_vector IS NULL THEN '{}'::text[] ELSE tsvector_to_array(search_vector) END AS terms
+     FROM items WHERE id = ANY($1::text[])`,
+    [[...new Set(itemIds)]],
+  );
+  return new Map(
+    res.rows.map((r) => [
+      r.id,
+      { id: r.id, contentHash: r.content_hash, embeddingHash: r.embedding_hash, sourceUpdatedAt: new Date(r.source_updated_at).toISOString(), terms: r.terms ?? [] },
+    ]),
+  );
+}
+
+/**
+ * `upsertItem` for many items in two statements (rows as one JSON document, postings rebuilt from the
+ * stored search vectors). Ids must be distinct. Returns each item's distinct indexed terms.
+ */
+export async function upsertItems(tx: Queryable, rows: readonly { item: ItemRow; lexical: LexicalFields }[]): Promise<Map<string, string[]>> {
+  if (rows.length === 0) return new Map();
+  const doc = rows.map(({ item, lexical }) => ({
+    id: item.id, workspace_id: item.workspaceId, connection_id: item.connectionId, source: item.source, type: item.type,
+    external_id: item.externalId, url: item.url, title: item.title, content: item.content, snippet: item.snippet,
+    container: item.container, state: item.state, labels: item.labels, files: item.files, actor_names: item.actorNames,
+    metadata: item.metadata, occurred_at: item.occurredAt, source_updated_at: item.sourceUpdatedAt, content_hash: item.contentHash,
+    lex_a: lexical.title, lex_b: lexical.body, lex_c: lexical.other, lexical_length: lexical.length,
+  }));
+  const res = await tx.query<{ id: string; terms: string[] }>(
+    `INSERT INTO items (id, workspace_id, connection_id, source, type, external_id, url, title, content, snippet, container, state,
+       labels, files, actor_names, metadata, occurred_at, source_updated_at, content_hash, search_vector, lexical_length, indexed_at)
+     SELECT r.id, r.workspace_id, r.connection_id, r.source, r.type, r.external_id, r.url, r.title, r.content, r.snippet, r.container, r.state,
+       r.labels, r.files, r.actor_names, r.metadata, r.occurred_at, r.source_updated_at, r.content_hash,
+       setweight(to_tsvector('simple', r.lex_a), 'A') || setweight(to_tsvector('simple', r.lex_b), 'B') || setweight(to_tsvector('simple', r.lex_c), 'C'),
+       r.lexical_length, now()
+     FROM jsonb_to_recordset($1::jsonb) AS r(id text, workspace_id text, connection_id text, source text, type text, external_id text,
+       url text, title text, content text, snippet text, container text, state text, labels text[], files text[], actor_names text[],
+       metadata jsonb, occurred_at timestamptz, source_updated_at timestamptz, content_hash text, lex_a text, lex_b text, lex_c text,
+       lexical_length int)
+     ORDER BY r.id
+     ON CONFLICT (id) DO UPDATE SET connection_id = EXCLUDED.connection_id, type = EXCLUDED.type, url = EXCLUDED.url,
+       title = EXCLUDED.title, content = EXCLUDED.content, snippet = EXCLUDED.snippet, container = EXCLUDED.container,
+       state = EXCLUDED.state, labels = EXCLUDED.labels, files = EXCLUDED.files, actor_names = EXCLUDED.actor_names,
+       metadata = EXCLUDED.metadata, occurred_at = EXCLUDED.occurred_at, source_updated_at = EXCLUDED.source_updated_at,
+       content_hash = EXCLUDED.content_hash, search_vector = EXCLUDED.search_vector, lexical_length = EXCLUDED.lexical_length,
+       indexed_at = now()
+     RETURNING id, tsvector_to_array(search_vector) AS terms`,
+    [JSON.stringify(doc)],
+  );
+  const ids = rows.map((r) => r.item.id);
+  await tx.query('DELETE FROM postings WHERE item_id = ANY($1::text[])', [ids]);
+  await tx.query(
+    `INSERT INTO postings (workspace_id, term, item_id, dl, positions, weights)
+     SELECT i.workspace_id, u.lexeme, i.id, i.lexical_length, u.positions, u.weights
+     FROM items i, unnest(i.search_vector) AS u(lexeme, positions, weights)
+     WHERE i.id = ANY($1::text[]) AND i.search_vector IS NOT NULL`,
+    [ids],
+  );
+  return new Map(res.rows.map((r) => [r.id, r.terms ?? []]));
+}
+
+/** `setEmbeddingHash` for many items in one statement. */
+export async function setEmbeddingHashes(db: Queryable, hashes: readonly { itemId: string; hash: string }[]): Promise<void> {
+  if (hashes.length === 0) return;
+  await db.query('UPDATE items i SET embedding_hash = h.hash FROM unnest($1::text[], $2::text[]) AS h(id, hash) WHERE i.id = h.id', [
+    hashes.map((h) => h.itemId),
+    hashes.map((h) => h.hash),
+  ]);
+}

@@ -65,3 +65,43 @@ export async function findKeyMatches(
     confidence: Number(r.confidence),
   }));
 }
+
+/** `replaceItemRefs` for many items of one workspace, in two statements. */
+export async function replaceItemsRefs(tx: Queryable, workspaceId: string, items: readonly { itemId: string; refs: readonly ItemRefRow[] }[]): Promise<void> {
+  if (items.length === 0) return;
+  await tx.query('DELETE FROM item_refs WHERE item_id = ANY($1::text[])', [items.map((i) => i.itemId)]);
+  const rows = new Map<string, { itemId: string; key: string; relation: string; confidence: number }>();
+  for (const { itemId, refs } of items) {
+    for (const r of refs) {
+      const id = `${itemId}\u0000${r.key}\u0000${r.relation}`;
+      const seen = rows.get(id);
+      if (!seen || seen.confidence < r.confidence) rows.set(id, { itemId, ...r });
+    }
+  }
+  if (rows.size === 0) return;
+  const list = [...rows.values()];
+  await tx.query(
+    `INSERT INTO item_refs (workspace_id, item_id, key, relation, confidence)
+     SELECT $1, r.item_id, r.key, r.relation, r.confidence FROM unnest($2::text[], $3::text[], $4::text[], $5::real[]) AS r(item_id, key, relation, confidence)`,
+    [workspaceId, list.map((r) => r.itemId), list.map((r) => r.key), list.map((r) => r.relation), list.map((r) => r.confidence)],
+  );
+}
+
+/** Every identity key and reference on these keys in a workspace, with its item's type and time. */
+export async function findKeyRows(db: Queryable, workspaceId: string, keys: readonly string[]): Promise<KeyMatch[]> {
+  if (keys.length === 0) return [];
+  const res = await db.query<{ item_id: string; type: string; occurred_at: Date | string; key: string; relation: string; confidence: number }>(
+    `SELECT r.item_id, i.type, i.occurred_at, r.key, r.relation, r.confidence
+     FROM item_refs r JOIN items i ON i.id = r.item_id
+     WHERE r.workspace_id = $1 AND r.key = ANY($2::text[])`,
+    [workspaceId, [...new Set(keys)]],
+  );
+  return res.rows.map((r) => ({
+    itemId: r.item_id,
+    itemType: r.type,
+    occurredAt: new Date(r.occurred_at).toISOString(),
+    key: r.key,
+    relation: r.relation,
+    confidence: Number(r.confidence),
+  }));
+}

@@ -63,3 +63,23 @@ export async function listPendingEventIds(db: Queryable, limit = 10_000): Promis
   const res = await db.query<{ id: string; workspace_id: string }>("SELECT id, workspace_id FROM source_events WHERE status = 'pending' ORDER BY created_at LIMIT $1", [limit]);
   return res.rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id }));
 }
+
+/** `getStagedEvent` for many ids in one query; ids not staged are absent from the map. */
+export async function getStagedEvents(db: Queryable, ids: readonly string[]): Promise<Map<string, StagedEvent>> {
+  if (ids.length === 0) return new Map();
+  const res = await db.query<{ id: string; workspace_id: string; connection_id: string | null; event: SourceEvent; status: StagedEvent['status']; attempts: number }>(
+    'SELECT id, workspace_id, connection_id, event, status, attempts FROM source_events WHERE id = ANY($1::text[])',
+    [[...new Set(ids)]],
+  );
+  return new Map(res.rows.map((r) => [r.id, { id: r.id, workspaceId: r.workspace_id, connectionId: r.connection_id, event: r.event, status: r.status, attempts: r.attempts }]));
+}
+
+/** `markEvent` for many events in one statement. */
+export async function markEvents(db: Queryable, marks: readonly { id: string; status: StagedEvent['status']; error?: string }[]): Promise<void> {
+  if (marks.length === 0) return;
+  await db.query(
+    `UPDATE source_events s SET status = m.status, error = m.error, attempts = s.attempts + 1, processed_at = now()
+     FROM unnest($1::text[], $2::text[], $3::text[]) AS m(id, status, error) WHERE s.id = m.id`,
+    [marks.map((m) => m.id), marks.map((m) => m.status), marks.map((m) => m.error ?? null)],
+  );
+}

@@ -1,0 +1,152 @@
+// Ingestion throughput of the indexer: N real prettier PRs and commits (../shared/data/github-prettier),
+// normalised by the GitHub connector, staged, then indexed in-process on PGlite the way the worker does it
+// (as many `index.event` calls in flight as the job catalog allows). Each variant gets a fresh database.
+// Variants: the fake OpenAI-compatible server (pipeline cost; in its own process, as a remote provider
+// would be) and the bundled offline encoder, each
+// with batches of 1 (one event per transaction: the old per-item path) and of the default size. The
+// encoder's own throughput on the same texts is measured in the same run, so the ratio is fair.
+// Run: npx tsx bench/ingest.ts [--data <dir>] [--n 600] [--offline-n 300] [--skip-offline] [--batch 32] [--dims 1536]
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { normalizeGitHubObject } from '../packages/connectors/src/index.js';
+import type { SourceEvent } from '../packages/contracts/src/index.js';
+import {
+  createIndexer,
+  createOfflineEmbedder,
+  createOpenAIEmbedder,
+  DEFAULT_INDEX_BATCH_SIZE,
+  embeddingChunks,
+  type EmbeddingProvider,
+} from '../packages/indexer/src/index.js';
+import { jobCatalog } from '../packages/queue/src/index.js';
+import { createPgVectorStore, stageEvents } from '../packages/stores/src/index.js';
+import { openTestDatabase, testWorkspace } from '../packages/stores/src/testing/index.js';
+import { startFakeOpenAI } from '../test/fakes/openai/index.js';
+
+const { values } = parseArgs({
+  options: {
+    data: { type: 'string', default: new URL('../../shared/data/github-prettier/', import.meta.url).pathname },
+    n: { type: 'string', default: '600' },
+    'offline-n': { type: 'string', default: '300' },
+    'skip-offline': { type: 'boolean', default: false },
+    dims: { type: 'string', default: '1536' },
+    'serve-fake': { type: 'boolean', default: false },
+    batch: { type: 'string', default: String(DEFAULT_INDEX_BATCH_SIZE) },
+  },
+});
+// The fake provider runs in its own process, as a real one would: its work is not on the indexer's event loop.
+if (values['serve-fake']) {
+  const server = await startFakeOpenAI({ apiKey: 'bench', defaultDimensions: Number(values.dims) });
+  console.log(server.url);
+  process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
+  await new Promise(() => {});
+}
+const DATA = values.data.endsWith('/') ? values.data : `${values.data}/`;
+if (!existsSync(`${DATA}corpus.json`)) {
+  console.log(`skipped: the prettier dataset is not at ${DATA}`);
+  process.exit(0);
+}
+const n = Number(values.n);
+const offlineN = Number(values['offline-n']);
+const batchSize = Number(values.batch);
+
+interface CorpusObject { id: string; type: string }
+const corpus = (JSON.parse(readFileSync(`${DATA}corpus.json`, 'utf8')) as CorpusObject[]).filter((o) => o.type === 'pull_request' || o.type === 'commit');
+// Interleave PRs and commits from the newest end, so links between them exist inside the sample.
+const sample = (count: number): SourceEvent[] => corpus.slice(0, count).map((o) => normalizeGitHubObject(o, 'prettier/prettier'));
+
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const lines: string[] = [];
+const out = (line = '') => {
+  lines.push(line);
+  console.log(line);
+};
+
+/** Stages `events` into a fresh PGlite database and indexes them with `concurrency` calls in flight. */
+async function run(embedder: EmbeddingProvider, events: SourceEvent[], batch: number): Promise<{ rate: number; ms: number; load: string }> {
+  const db = await openTestDatabase('pglite://memory');
+  const vectors = await createPgVectorStore(db);
+  await vectors.ensureCollection({ model: embedder.model, dimensions: embedder.dimensions });
+  const ws = await testWorkspace(db, 'bench');
+  const { ids } = await stageEvents(db, { workspaceId: ws, events });
+  const indexer = createIndexer({ db, vectors, embedder, batchSize: batch });
+  const concurrency = jobCatalog['index.event'].concurrency;
+  const started = performance.now();
+  let next = 0;
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < ids.length) {
+        const id = ids[next++]!;
+        const outcome = await indexer.indexEvent(id).catch(() => null);
+        if (outcome?.status !== 'indexed') failed++;
+      }
+    }),
+  );
+  const ms = performance.now() - started;
+  const items = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM items WHERE workspace_id = $1', [ws])).rows[0]?.n ?? 0);
+  await db.close();
+  if (failed > 0 || items !== ids.length) throw new Error(`${failed} events not indexed, ${items} items for ${ids.length} events`);
+  return { rate: ids.length / (ms / 1000), ms, load: load() };
+}
+
+async function startFakeProcess(): Promise<{ url: string; close: () => void }> {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--serve-fake', '--dims', String(values.dims)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`fake OpenAI server exited with ${code}`)));
+    child.stdout.setEncoding('utf8').once('data', (chunk: string) => resolve(chunk.trim().split('\n')[0]!));
+  });
+  return { url, close: () => void child.kill('SIGTERM') };
+}
+
+async function encoderAlone(embedder: EmbeddingProvider, events: SourceEvent[]): Promise<{ itemsPerSec: number; textsPerSec: number }> {
+  const texts = events.map((e) => embeddingChunks({ title: e.title, body: e.body, files: e.files }));
+  const flat = texts.flat();
+  const started = performance.now();
+  for (let i = 0; i < flat.length; i += 256) await embedder.embed(flat.slice(i, i + 256));
+  const s = (performance.now() - started) / 1000;
+  return { itemsPerSec: events.length / s, textsPerSec: flat.length / s };
+}
+
+out(`# Ingestion throughput (bench/ingest.ts)`);
+out();
+out(`${new Date().toISOString()}, node ${process.version}, load average at start ${load()}; index.event concurrency ${jobCatalog['index.event'].concurrency}`);
+out();
+out('| embedder | items | batch 1 (items/s) | batch ' + batchSize + ' (items/s) | ratio | load avg (1/5/15) |');
+out('| --- | --- | --- | --- | --- | --- |');
+
+const fake = await startFakeProcess();
+try {
+  const embedder = createOpenAIEmbedder({ apiKey: 'bench', baseURL: fake.url, model: 'text-embedding-3-small', dimensions: Number(values.dims) });
+  const events = sample(n);
+  await run(embedder, events.slice(0, 50), batchSize); // warm-up (JIT, PGlite start)
+  const one = await run(embedder, events, 1);
+  const many = await run(embedder, events, batchSize);
+  out(`| fake OpenAI (${values.dims} dims) | ${events.length} | ${one.rate.toFixed(1)} | ${many.rate.toFixed(1)} | ${(many.rate / one.rate).toFixed(2)}x | ${many.load} |`);
+} finally {
+  fake.close();
+}
+
+if (!values['skip-offline']) {
+  const embedder = await createOfflineEmbedder();
+  try {
+    const events = sample(offlineN);
+    await embedder.embed(['warm up the model']);
+    const alone = await encoderAlone(embedder, events);
+    const one = await run(embedder, events, 1);
+    const many = await run(embedder, events, batchSize);
+    out(`| offline encoder (use-lite-512) | ${events.length} | ${one.rate.toFixed(1)} | ${many.rate.toFixed(1)} | ${(many.rate / one.rate).toFixed(2)}x | ${many.load} |`);
+    out();
+    out(
+      `Encoder alone on the same items' chunks: ${alone.itemsPerSec.toFixed(1)} items/s (${alone.textsPerSec.toFixed(1)} texts/s); ` +
+        `the indexer reaches ${((many.rate / alone.itemsPerSec) * 100).toFixed(0)}% of it with batch ${batchSize} and ${((one.rate / alone.itemsPerSec) * 100).toFixed(0)}% with batch 1.`,
+    );
+  } finally {
+    await embedder.close();
+  }
+}
+out();
+out(`Load average at the end: ${load()}.`);
