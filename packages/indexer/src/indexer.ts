@@ -14,7 +14,7 @@ import {
   type VectorRecord,
   type VectorStore,
 } from '@engram/stores';
-import { assignCluster } from './clusters/index.js';
+import { assignClusters } from './clusters/index.js';
 import { itemIdOf, itemRowOf } from './document.js';
 import { embeddingChunks, embeddingHash, vectorRecords } from './embedding.js';
 import type { EmbeddingProvider } from './embeddings/index.js';
@@ -199,7 +199,7 @@ export function createIndexer({ db, vectors, embedder, logger, batchSize = DEFAU
       });
       await vectors.deleteItems(workspaceId, replaced);
       await vectors.upsert(records);
-      for (const head of heads) await assignCluster(db, { workspaceId, itemId: head.itemId, vector: head.vector });
+      await assignClusters(db, workspaceId, heads);
       // Recorded after the vectors: a crash before this line re-embeds on redelivery instead of leaving no vectors.
       await setEmbeddingHashes(db, hashes);
     }
