@@ -20,8 +20,20 @@ export interface Db extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Whether the pgvector extension can be created on this database. */
   hasVectorExtension(): Promise<boolean>;
+  /**
+   * Runs `fn` while this process holds the database's schema lock, so processes starting together
+   * (api and workers) change the schema one at a time: migrations, `CREATE EXTENSION`, vector tables.
+   * On server Postgres it is a session-level advisory lock on one dedicated connection, and `fn` gets a
+   * handle whose every statement runs on that connection (nested `withSchemaLock` calls on it re-enter).
+   * Inside `fn`, use that handle: a statement through the outer one needs a second connection of the
+   * pool. PGlite has one owner, so there `fn` just runs.
+   */
+  withSchemaLock<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/** Advisory lock key (per database) under which start-up changes the schema. */
+export const SCHEMA_LOCK_KEY = 724_001;
 
 export interface DatabaseUrl {
   kind: 'pglite' | 'postgres';
@@ -46,7 +58,7 @@ export async function openDatabase(url: string, options: { poolSize?: number } =
 
 async function openPglite(dir: string): Promise<Db> {
   const lite = await PGlite.create(dir, { extensions: { vector } });
-  return {
+  const db: Db = {
     kind: 'pglite',
     query: async <R>(sql: string, params: readonly unknown[] = []) => {
       const res = await lite.query<R>(sql, params as unknown[]);
@@ -65,8 +77,10 @@ async function openPglite(dir: string): Promise<Db> {
         }),
       ),
     hasVectorExtension: async () => true,
+    withSchemaLock: (fn) => fn(db),
     close: () => lite.close(),
   };
+  return db;
 }
 
 async function openPostgres(connectionString: string, max: number): Promise<Db> {
@@ -74,20 +88,54 @@ async function openPostgres(connectionString: string, max: number): Promise<Db> 
   // An idle client that errors (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   await pool.query('SELECT 1');
-  const wrap = (c: pg.Pool | pg.PoolClient): Queryable => ({
+  return {
+    ...onConnection(pool, { take: () => pool.connect(), release: (client) => client.release() }),
+    withSchemaLock: async (fn) => {
+      const client = await pool.connect();
+      // Kept for the pool only after a clean unlock. Any failure closes the connection instead: its
+      // session ends, and with it the lock, so no pooled connection is ever left holding it.
+      let clean = false;
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK_KEY]);
+        const locked: Db = {
+          ...onConnection(client, { take: async () => client, release: () => undefined }),
+          withSchemaLock: (inner) => inner(locked),
+          close: async () => undefined,
+        };
+        const out = await fn(locked);
+        await client.query('SELECT pg_advisory_unlock($1)', [SCHEMA_LOCK_KEY]);
+        clean = true;
+        return out;
+      } finally {
+        client.release(clean ? undefined : new Error('schema lock connection closed after a failure'));
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+/**
+ * Queries, DDL and transactions on a pool (each on any free connection) or on one client (all on it):
+ * `conn.take` gives the connection a transaction runs on and `conn.release` hands it back.
+ */
+function onConnection(
+  c: pg.Pool | pg.PoolClient,
+  conn: { take: () => Promise<pg.PoolClient>; release: (client: pg.PoolClient) => void },
+): Omit<Db, 'withSchemaLock' | 'close'> {
+  const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
     query: async <R>(sql: string, params: readonly unknown[] = []) => {
-      const res = await c.query(sql, params as unknown[]);
+      const res = await q.query(sql, params as unknown[]);
       return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
     },
   });
   return {
     kind: 'postgres',
-    ...wrap(pool),
+    ...wrap(c),
     exec: async (sql) => {
-      await pool.query(sql);
+      await c.query(sql);
     },
     transaction: async (fn) => {
-      const client = await pool.connect();
+      const client = await conn.take();
       try {
         await client.query('BEGIN');
         const out = await fn(wrap(client));
@@ -97,13 +145,12 @@ async function openPostgres(connectionString: string, max: number): Promise<Db> 
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
-        client.release();
+        conn.release(client);
       }
     },
     hasVectorExtension: async () => {
-      const res = await pool.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+      const res = await c.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
       return (res.rowCount ?? 0) > 0;
     },
-    close: () => pool.end(),
   };
 }
