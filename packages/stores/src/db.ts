@@ -21,6 +21,15 @@ export interface Db extends Queryable {
   /** Whether the pgvector extension can be created on this database. */
   hasVectorExtension(): Promise<boolean>;
   /**
+   * Runs `fn` while this process holds the database's schema lock, so processes starting together
+   * (api and workers) change the schema one at a time: migrations, `CREATE EXTENSION`, vector tables.
+   * On server Postgres it is a session-level advisory lock on one dedicated connection, and `fn` gets a
+   * handle whose every statement runs on that connection (nested `withSchemaLock` calls on it re-enter).
+   * Inside `fn`, use that handle: a statement through the outer one needs a second connection of the
+   * pool. PGlite has one owner, so there `fn` just runs.
+   */
+  withSchemaLock<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
    * How many writes this handle has finished (transactions, and statements other than SELECT): a reader
    * of the same handle that caches what it read compares it to know whether to look again. Counts this
    * process's writes only.
@@ -28,6 +37,9 @@ export interface Db extends Queryable {
   writeCount(): number;
   close(): Promise<void>;
 }
+
+/** Advisory lock key (per database) under which start-up changes the schema. */
+export const SCHEMA_LOCK_KEY = 724_001;
 
 export interface DatabaseUrl {
   kind: 'pglite' | 'postgres';
@@ -53,27 +65,35 @@ export async function openDatabase(url: string, options: { poolSize?: number } =
 /** Whether a statement may write (anything but a plain SELECT). */
 const mayWrite = (sql: string): boolean => !/^\s*SELECT\b/i.test(sql);
 
+/** Counts finished writes for `writeCount`. */
+function writeCounter() {
+  let writes = 0;
+  return {
+    count: () => writes,
+    async counted<T>(write: boolean, work: Promise<T>): Promise<T> {
+      try {
+        return await work;
+      } finally {
+        if (write) writes++;
+      }
+    },
+  };
+}
+
 async function openPglite(dir: string): Promise<Db> {
   const lite = await PGlite.create(dir, { extensions: { vector } });
-  let writes = 0;
-  const counted = async <T>(write: boolean, work: Promise<T>): Promise<T> => {
-    try {
-      return await work;
-    } finally {
-      if (write) writes++;
-    }
-  };
-  return {
+  const writes = writeCounter();
+  const db: Db = {
     kind: 'pglite',
     query: async <R>(sql: string, params: readonly unknown[] = []) => {
-      const res = await counted(mayWrite(sql), lite.query<R>(sql, params as unknown[]));
+      const res = await writes.counted(mayWrite(sql), lite.query<R>(sql, params as unknown[]));
       return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
     },
     exec: async (sql) => {
-      await counted(true, lite.exec(sql));
+      await writes.counted(true, lite.exec(sql));
     },
     transaction: (fn) =>
-      counted(
+      writes.counted(
         true,
         lite.transaction((tx) =>
           fn({
@@ -85,57 +105,91 @@ async function openPglite(dir: string): Promise<Db> {
         ),
       ),
     hasVectorExtension: async () => true,
-    writeCount: () => writes,
+    withSchemaLock: (fn) => fn(db),
+    writeCount: writes.count,
     close: () => lite.close(),
   };
+  return db;
 }
 
 async function openPostgres(connectionString: string, max: number): Promise<Db> {
   const pool = new pg.Pool({ connectionString, max });
-  let writes = 0;
   // An idle client that errors (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   await pool.query('SELECT 1');
-  const wrap = (c: pg.Pool | pg.PoolClient): Queryable => ({
-    query: async <R>(sql: string, params: readonly unknown[] = []) => {
+  const writes = writeCounter();
+  return {
+    ...onConnection(pool, { take: () => pool.connect(), release: (client) => client.release() }, writes),
+    withSchemaLock: async (fn) => {
+      const client = await pool.connect();
+      // Kept for the pool only after a clean unlock. Any failure closes the connection instead: its
+      // session ends, and with it the lock, so no pooled connection is ever left holding it.
+      let clean = false;
       try {
-        const res = await c.query(sql, params as unknown[]);
-        return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+        await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK_KEY]);
+        const locked: Db = {
+          ...onConnection(client, { take: async () => client, release: () => undefined }, writes),
+          withSchemaLock: (inner) => inner(locked),
+          close: async () => undefined,
+        };
+        const out = await fn(locked);
+        await client.query('SELECT pg_advisory_unlock($1)', [SCHEMA_LOCK_KEY]);
+        clean = true;
+        return out;
       } finally {
-        if (c === pool && mayWrite(sql)) writes++;
+        client.release(clean ? undefined : new Error('schema lock connection closed after a failure'));
       }
+    },
+    close: () => pool.end(),
+  };
+}
+
+/**
+ * Queries, DDL and transactions on a pool (each on any free connection) or on one client (all on it):
+ * `conn.take` gives the connection a transaction runs on and `conn.release` hands it back.
+ */
+function onConnection(
+  c: pg.Pool | pg.PoolClient,
+  conn: { take: () => Promise<pg.PoolClient>; release: (client: pg.PoolClient) => void },
+  writes: ReturnType<typeof writeCounter>,
+): Omit<Db, 'withSchemaLock' | 'close'> {
+  const wrap = (q: pg.Pool | pg.PoolClient, counts: boolean): Queryable => ({
+    query: async <R>(sql: string, params: readonly unknown[] = []) => {
+      const res = await writes.counted(counts && mayWrite(sql), q.query(sql, params as unknown[]));
+      return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
     },
   });
   return {
     kind: 'postgres',
-    ...wrap(pool),
+    ...wrap(c, true),
+    writeCount: writes.count,
     exec: async (sql) => {
-      try {
-        await pool.query(sql);
-      } finally {
-        writes++;
-      }
+      await writes.counted(true, c.query(sql));
     },
-    transaction: async (fn) => {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const out = await fn(wrap(client));
-        await client.query('COMMIT');
-        return out;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        writes++;
-        client.release();
-      }
-    },
+    transaction: (fn) => writes.counted(true, runTransaction(conn, wrap, fn)),
     hasVectorExtension: async () => {
-      const res = await pool.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+      const res = await c.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
       return (res.rowCount ?? 0) > 0;
     },
-    writeCount: () => writes,
-    close: () => pool.end(),
   };
+}
+
+/** `fn` inside BEGIN ... COMMIT on one connection; rolled back when it throws. */
+async function runTransaction<T>(
+  conn: { take: () => Promise<pg.PoolClient>; release: (client: pg.PoolClient) => void },
+  wrap: (q: pg.PoolClient, counts: boolean) => Queryable,
+  fn: (tx: Queryable) => Promise<T>,
+): Promise<T> {
+  const client = await conn.take();
+  try {
+    await client.query('BEGIN');
+    const out = await fn(wrap(client, false));
+    await client.query('COMMIT');
+    return out;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    conn.release(client);
+  }
 }

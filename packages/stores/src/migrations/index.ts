@@ -21,30 +21,26 @@ export const migrations: Migration[] = [
   { id: '006_recluster_staging', sql: m006ReclusterStaging },
 ];
 
-const LOCK_KEY = 724_001;
-
 /**
- * Applies pending migrations in order, each in its own transaction. On server Postgres an advisory
- * lock serialises concurrent starters (api and worker booting together).
+ * Applies pending migrations in order, each in its own transaction, under the database's schema lock
+ * (`Db.withSchemaLock`): processes that start together (api and workers on a fresh database) take turns,
+ * and each one after the first finds the migrations recorded and applies nothing.
  */
 export async function migrate(db: Db, list: Migration[] = migrations): Promise<string[]> {
-  await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-  if (db.kind === 'postgres') await db.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
-  try {
-    const done = new Set((await db.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
+  return db.withSchemaLock(async (locked) => {
+    await locked.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const done = new Set((await locked.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
     const applied: string[] = [];
     for (const m of list) {
       if (done.has(m.id)) continue;
-      await db.transaction(async (tx) => {
+      await locked.transaction(async (tx) => {
         for (const stmt of splitStatements(m.sql)) await tx.query(stmt);
         await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [m.id]);
       });
       applied.push(m.id);
     }
     return applied;
-  } finally {
-    if (db.kind === 'postgres') await db.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
-  }
+  });
 }
 
 export async function pendingMigrations(db: Db): Promise<string[]> {

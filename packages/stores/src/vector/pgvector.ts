@@ -41,8 +41,12 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
   if (!(await db.hasVectorExtension())) {
     throw new Error('the pgvector extension is not available on this Postgres server: install pgvector, or set VECTOR_URL to pglite:// or qdrant://');
   }
-  await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
-  await db.exec(REGISTRY);
+  // Under the schema lock: two processes starting on a fresh database would otherwise both create the
+  // extension, and one would fail on pg_extension's unique index despite IF NOT EXISTS.
+  await db.withSchemaLock(async (locked) => {
+    await locked.exec('CREATE EXTENSION IF NOT EXISTS vector');
+    await locked.exec(REGISTRY);
+  });
   let table: string | null = null;
   const requireTable = (): string => {
     if (!table) throw new Error('vector store used before ensureCollection()');
@@ -98,7 +102,8 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
       const active = await db.query<{ name: string; model: string; dimensions: number }>('SELECT name, model, dimensions FROM vector_collections WHERE active');
       const previous = active.rows[0] ? { model: active.rows[0].model, dimensions: active.rows[0].dimensions } : null;
       const modelChanged = previous !== null && (previous.model !== spec.model || previous.dimensions !== spec.dimensions);
-      await db.transaction(async (tx) => {
+      // The DDL takes the schema lock too: concurrent CREATE TABLE IF NOT EXISTS can collide the same way.
+      await db.withSchemaLock((locked) => locked.transaction(async (tx) => {
         await tx.query(`CREATE TABLE IF NOT EXISTS ${name} (
           id text PRIMARY KEY, item_id text NOT NULL, workspace_id text NOT NULL, source text NOT NULL, type text NOT NULL,
           occurred_at timestamptz NOT NULL, actor_names text[] NOT NULL DEFAULT '{}', embedding vector(${spec.dimensions}) NOT NULL)`);
@@ -110,7 +115,7 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
           spec.model,
           spec.dimensions,
         ]);
-      });
+      }));
       if (modelChanged && active.rows[0]) await db.exec(`DROP TABLE IF EXISTS ${active.rows[0].name}`);
       if (table !== name) {
         memory = null;
