@@ -1,3 +1,4 @@
 export * from './sourceEvent.js';
 export * from './api.js';
 export * from './jobs.js';
+export * from './text.js';

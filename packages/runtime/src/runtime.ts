@@ -73,7 +73,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
       },
     },
   });
-  const secretBox = createSecretBox(await loadSecretKey({ dataDir: config.dataDir, fromEnv: config.secretKey }));
+  const secretBox = createSecretBox(await loadSecretKey({ dataDir: config.dataDir, fromEnv: config.secretKey, fromFile: config.secretKeyFile }));
   const admin = await bootstrapAdminToken(db, { dataDir: config.dataDir, fromEnv: config.adminToken });
   let draining = false;
 

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { createLogger, createRuntime, loadConfigOrExit, onShutdownSignal, runMain, startJobs } from '@engram/runtime';
-import { createApp } from './app.js';
+import { closeAppLimits, createApp } from './app.js';
 import { allRoutes } from './routes/index.js';
 
 /**
@@ -16,6 +16,10 @@ runMain(async () => {
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
   });
+  // A client that trickles its headers or body cannot hold a connection open for long.
+  server.requestTimeout = config.http.requestTimeoutMs;
+  server.headersTimeout = config.http.headersTimeoutMs;
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://localhost:${port}`;
@@ -36,10 +40,20 @@ runMain(async () => {
   onShutdownSignal(logger, config.shutdownTimeoutMs + 5_000, async () => {
     // Readiness fails first, then HTTP stops taking requests, then workers drain, then stores close.
     runtime.markDraining();
+    // Every response from now on says `Connection: close`: a keep-alive connection closes after its
+    // in-flight request; idle ones are closed now and as they turn idle.
+    app.locals.draining = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    // Requests still running at half the deadline are cut, so workers and stores have the other half.
+    const cut = setTimeout(() => server.closeAllConnections(), Math.floor(config.shutdownTimeoutMs / 2));
     await closed;
+    clearInterval(sweep);
+    clearTimeout(cut);
+    logger.info('http closed');
     await jobs?.stop();
+    await closeAppLimits(app);
     await runtime.close();
   });
 });

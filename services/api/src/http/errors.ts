@@ -36,10 +36,14 @@ export function validationError(error: z.ZodError): ApiError {
  * first (a malformed body without a key is 401, not 400), so the parse error is kept and raised here.
  */
 export const MALFORMED_BODY: unique symbol = Symbol('malformed body');
+/** Marks a body over the size limit; raised as 413 by `parseBody`, after authentication. */
+export const TOO_LARGE_BODY: unique symbol = Symbol('body too large');
+const tooLarge = (): ApiError => new ApiError(413, 'BAD_REQUEST', 'request body too large', { field: '(body)', reason: 'too large' });
 
 /** Parses a request body against a schema or throws the documented 400. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   if (body === MALFORMED_BODY) throw badRequest('(body)', 'malformed JSON', 'invalid request: malformed JSON body');
+  if (body === TOO_LARGE_BODY) throw tooLarge();
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw badRequest('(body)', 'the request body must be a JSON object', 'invalid request: the body must be a JSON object');
   }
@@ -63,12 +67,18 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
   else if (isBodyParserError(err)) {
     apiError =
       err.type === 'entity.too.large'
-        ? new ApiError(413, 'BAD_REQUEST', 'request body too large', { field: '(body)', reason: 'too large' })
+        ? tooLarge()
         : badRequest('(body)', err.type === 'entity.parse.failed' ? 'malformed JSON' : String(err.type), 'invalid request: malformed JSON body');
   } else apiError = new ApiError(500, 'INTERNAL_ERROR', 'server error', null);
   const log = (req as Request & { log?: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }).log;
   if (apiError.expected) log?.warn({ requestId, code: apiError.code, status: apiError.status, msg: apiError.message }, 'request rejected');
   else log?.error({ requestId, err }, 'request failed');
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const retryAfter = (apiError.data as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+  if (apiError.status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
   res.status(apiError.status).json({
     error: apiError.code,
     code: apiError.code,

@@ -4,14 +4,23 @@ import type { Runtime } from '@engram/runtime';
 import { createApiKey, createWorkspace, getWorkspace, listConnections, listSyncCursors, listWorkspaces } from '@engram/stores';
 import { notFound, parseBody, unauthorized } from '../http/errors.js';
 import { route } from '../http/context.js';
+import { limitsOf } from '../http/limits.js';
 
 const CreateWorkspace = z.object({ name: z.string().trim().min(1).max(200) }).strict();
 
-/** Admin token guard: `Authorization: Bearer <admin token>` (constant-time compare). */
+/**
+ * Admin token guard: `Authorization: Bearer <admin token>` (constant-time compare). A wrong or missing
+ * token counts against the client IP's limit.
+ */
 export function requireAdmin(runtime: Runtime) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '');
-    next(match && runtime.admin.verify(match[1]!) ? undefined : unauthorized('admin token required'));
+    if (match && runtime.admin.verify(match[1]!)) {
+      next();
+      return;
+    }
+    const limits = limitsOf(req.app.locals);
+    (limits ? limits.admitIp(req.ip ?? 'unknown') : Promise.resolve()).then(() => next(unauthorized('admin token required')), next);
   };
 }
 

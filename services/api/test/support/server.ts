@@ -14,7 +14,7 @@ import { createHashEmbedder, stageAndIndex } from '@engram/indexer/testing';
 import { createLogger, createRuntime, loadConfig, type Runtime } from '@engram/runtime';
 import { createSearchService } from '@engram/search';
 import { createApiKey, createWorkspace } from '@engram/stores';
-import { createApp } from '../../src/app.js';
+import { closeAppLimits, createApp } from '../../src/app.js';
 import { docsRoutes } from '../../src/routes/docs.js';
 import { v1Routes } from '../../src/routes/v1/index.js';
 
@@ -124,6 +124,7 @@ export async function startApi(backend: Backend): Promise<Api> {
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeAppLimits(app);
       await runtime.close();
       await rm(dataDir, { recursive: true, force: true });
     },
