@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { createLogger, createRuntime, loadConfigOrExit, onShutdownSignal, runMain, startJobs } from '@engram/runtime';
 import { closeAppLimits, createApp } from './app.js';
+import { trackConnections } from './http/draining.js';
 import { allRoutes } from './routes/index.js';
 
 /**
@@ -20,6 +21,7 @@ runMain(async () => {
   server.requestTimeout = config.http.requestTimeoutMs;
   server.headersTimeout = config.http.headersTimeoutMs;
   server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+  const connections = trackConnections(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://localhost:${port}`;
@@ -41,16 +43,10 @@ runMain(async () => {
     // Readiness fails first, then HTTP stops taking requests, then workers drain, then stores close.
     runtime.markDraining();
     // Every response from now on says `Connection: close`: a keep-alive connection closes after its
-    // in-flight request; idle ones are closed now and as they turn idle.
+    // in-flight request; new connections are refused; one idle for a short grace is closed. Requests
+    // still running at half the deadline are cut, so workers and stores have the other half.
     app.locals.draining = true;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    // Requests still running at half the deadline are cut, so workers and stores have the other half.
-    const cut = setTimeout(() => server.closeAllConnections(), Math.floor(config.shutdownTimeoutMs / 2));
-    await closed;
-    clearInterval(sweep);
-    clearTimeout(cut);
+    await connections.drain({ idleGraceMs: Math.min(1_000, config.http.keepAliveTimeoutMs), cutAfterMs: Math.floor(config.shutdownTimeoutMs / 2) });
     logger.info('http closed');
     await jobs?.stop();
     await closeAppLimits(app);
