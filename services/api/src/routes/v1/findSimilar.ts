@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { FindSimilarRequest } from '@engram/contracts';
-import { fetchByUrlThroughConnections, type ProxyDeps } from '@engram/search';
+import { fetchByUrlThroughConnections, type ProxyDeps } from '@engram/connectors';
 import type { Db } from '@engram/stores';
 import { badRequest, notFound, parseBody } from '../../http/errors.js';
 import { route } from '../../http/context.js';

@@ -1,6 +1,5 @@
 import type { Router } from 'express';
-import { connectorFor } from '@engram/connectors';
-import type { ProxyDeps } from '@engram/search';
+import { connectorFor, type ProxyDeps } from '@engram/connectors';
 import type { Runtime } from '@engram/runtime';
 import { contentsRoute } from './contents.js';
 import { findSimilarRoute } from './findSimilar.js';
@@ -27,6 +26,8 @@ export function v1Routes(runtime: Runtime, deps: V1Deps): Router[] {
     db: runtime.db,
     secretBox: runtime.secretBox,
     connectorFor: deps.connectorFor ?? ((c) => connectorFor(c)),
+    timeoutMs: runtime.config.proxy.timeoutMs,
+    maxResponseBytes: runtime.config.proxy.maxResponseBytes,
     onBrokenConnection: (connectionId, error) =>
       runtime.logger.warn({ connectionId, err: error instanceof Error ? error.message : String(error) }, 'connection unusable for proxy/fetch'),
   };

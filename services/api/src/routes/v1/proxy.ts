@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { ProxyCallRequest, ProxySearchRequest } from '@engram/contracts';
-import { callProxyAction, listProxyConnections, type ProxyDeps } from '@engram/search';
+import { callProxyAction, listProxyConnections, type ProxyDeps } from '@engram/connectors';
 import type { Db } from '@engram/stores';
 import { ApiError, notFound, parseBody, validationError } from '../../http/errors.js';
 import { route } from '../../http/context.js';
@@ -32,6 +32,10 @@ export function proxyRoutes(db: Db, deps: ProxyDeps): Router {
           throw notFound('action', `no connection of this workspace offers action ${JSON.stringify(request.action)}; list them with proxy/search`);
         case 'invalid-params':
           throw validationError(new z.ZodError(out.error.issues.map((i) => ({ ...i, path: ['params', ...i.path] }))));
+        case 'provider-timeout':
+          throw new ApiError(504, 'UNAVAILABLE', `the provider call timed out: ${out.reason}`, { resource: 'provider', reason: out.reason });
+        case 'provider-too-large':
+          throw new ApiError(502, 'UNAVAILABLE', `the provider response was too large: ${out.reason}`, { resource: 'provider', reason: out.reason });
         case 'provider-failed':
           throw new ApiError(502, 'UNAVAILABLE', `the provider call failed: ${out.reason}`, { resource: 'provider', reason: out.reason });
         case 'ok':
