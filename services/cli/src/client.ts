@@ -37,6 +37,7 @@ export function resolveAdminToken(flag: string | undefined, env: NodeJS.ProcessE
 export interface AdminClient {
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<T>;
+  delete<T>(path: string): Promise<T>;
 }
 
 /**
@@ -79,5 +80,5 @@ export function createAdminClient(options: { url: string; token: string; retryDe
     }
     return parsed as T;
   };
-  return { get: (path) => call('GET', path), post: (path, body) => call('POST', path, body) };
+  return { get: (path) => call('GET', path), post: (path, body) => call('POST', path, body), delete: (path) => call('DELETE', path) };
 }
