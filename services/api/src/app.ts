@@ -5,6 +5,7 @@ import { closeWhenDraining } from './http/draining.js';
 import { errorMiddleware, notFound } from './http/errors.js';
 import { requestContext } from './http/context.js';
 import { createRequestLimits, limitByIp, type RequestLimits } from './http/limits.js';
+import { rejectUnstorableUrl } from './http/url.js';
 import { adminRoutes, requireAdmin } from './routes/admin.js';
 import { healthRoutes } from './routes/health.js';
 
@@ -32,6 +33,7 @@ export function createApp(runtime: Runtime, routes: AppRoutes = {}, options: { l
   app.set('trust proxy', true);
   app.use(closeWhenDraining);
   app.use(requestContext(runtime.logger));
+  app.use(rejectUnstorableUrl);
   app.use(healthRoutes(runtime));
   // Webhooks: counted per IP (nothing else identifies an unsigned sender), read raw up to a small limit,
   // and signature-checked before anything parses them.

@@ -69,6 +69,9 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
       err.type === 'entity.too.large'
         ? tooLarge()
         : badRequest('(body)', err.type === 'entity.parse.failed' ? 'malformed JSON' : String(err.type), 'invalid request: malformed JSON body');
+  } else if (isClientHttpError(err)) {
+    // Express and its parsers mark a client's malformed request (e.g. a bad %-escape in the path) with a 4xx.
+    apiError = badRequest('(request)', err.message.slice(0, 200) || 'malformed request', 'invalid request');
   } else apiError = new ApiError(500, 'INTERNAL_ERROR', 'server error', null);
   const log = (req as Request & { log?: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }).log;
   if (apiError.expected) log?.warn({ requestId, code: apiError.code, status: apiError.status, msg: apiError.message }, 'request rejected');
@@ -92,4 +95,9 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
 
 function isBodyParserError(err: unknown): err is { type: string; status: number } {
   return typeof err === 'object' && err !== null && 'type' in err && typeof (err as { type: unknown }).type === 'string' && 'status' in err;
+}
+
+function isClientHttpError(err: unknown): err is Error & { status: number } {
+  const status = (err as { status?: unknown; statusCode?: unknown } | null)?.status ?? (err as { statusCode?: unknown } | null)?.statusCode;
+  return err instanceof Error && typeof status === 'number' && status >= 400 && status < 500;
 }
