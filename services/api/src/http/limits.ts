@@ -32,6 +32,8 @@ export interface RequestLimits {
   admitKey(keyId: string): Promise<() => void>;
   /** Throws RateLimitedError when the IP is over its unauthenticated rate. */
   admitIp(ip: string): Promise<void>;
+  /** Resolves once the shared store is connected (at once in memory); until then each process counts alone. */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,10 @@ export function createRequestLimits(settings: LimitSettings, options: { redisUrl
     },
     async admitIp(ip) {
       await consume(perIp, ip, `${settings.ipPerSecond} unauthenticated requests per second per client`);
+    },
+    async ready() {
+      if (!redis || redis.status === 'ready') return;
+      await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
     },
     async close() {
       redis?.disconnect();
