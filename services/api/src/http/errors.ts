@@ -82,15 +82,25 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
   }
   const retryAfter = (apiError.data as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
   if (apiError.status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
-  res.status(apiError.status).json({
-    error: apiError.code,
-    code: apiError.code,
-    message: apiError.message,
-    status: apiError.status,
-    defined: true,
-    data: apiError.data,
-    requestId,
-  });
+  const send = () =>
+    res.status(apiError.status).json({
+      error: apiError.code,
+      code: apiError.code,
+      message: apiError.message,
+      status: apiError.status,
+      defined: true,
+      data: apiError.data,
+      requestId,
+    });
+  // A body nobody read (a 401 answered before parsing): discard it first, unparsed, so the client reads
+  // the answer instead of a reset connection. The server's requestTimeout bounds a slow one.
+  if (!req.complete && req.readable) {
+    req.once('end', send);
+    req.once('error', () => res.destroy());
+    req.resume();
+    return;
+  }
+  send();
 };
 
 function isBodyParserError(err: unknown): err is { type: string; status: number } {
