@@ -48,7 +48,8 @@ export interface ProxyAction<P extends z.ZodType = z.ZodType> {
   description: string;
   /** Zod object schema of the flat params; its keys are the advertised param names. */
   params: P;
-  run(params: z.infer<P>, signal?: AbortSignal): Promise<ProxyResult>;
+  /** `signal` aborts at the call's deadline; `limits.maxResponseBytes` caps what the client reads. */
+  run(params: z.infer<P>, signal?: AbortSignal, limits?: { maxResponseBytes?: number }): Promise<ProxyResult>;
 }
 
 /** A resource a connection exposes in proxy search, with params that can be spread into a call. */

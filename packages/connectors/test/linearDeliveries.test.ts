@@ -12,7 +12,7 @@ const issue = (updatedAt: string, title: string) => ({
   type: 'Issue',
   createdAt: updatedAt,
   url: 'https://linear.app/acme/issue/ENG-41/flaky-watcher-test',
-  webhookTimestamp: Date.parse(updatedAt),
+  webhookTimestamp: Date.now(),
   webhookId: 'wh-1',
   data: {
     id: 'issue-41', identifier: 'ENG-41', number: 41, title, description: 'Fails on macOS only.',

@@ -1,11 +1,34 @@
 import { z } from 'zod';
+import { isUnstorable, refineStorable, StorableString, UNSTORABLE_MESSAGE } from './text.js';
 
 /**
  * Every HTTP request and response body of the query API. The OpenAPI document is generated from these
  * schemas (`z.toJSONSchema`), so descriptions written here are the published documentation.
  * Request objects are `.strict()`: an unknown field is a 400 VALIDATION_ERROR naming it, so a typo
- * (`limt`) never silently falls back to a default.
+ * (`limt`) never silently falls back to a default. Every request string refuses what Postgres cannot store
+ * (NUL, lone surrogates) and every request array has a cap (`REQUEST_LIMITS`, listed in docs/api.md).
  */
+
+/** Caps on request arrays and strings beyond the spec's own bounds. */
+export const REQUEST_LIMITS = {
+  /** `filters.sourceTypes`, `filters.observationTypes`: more values than exist are a client bug. */
+  typeFilterValues: 20,
+  /** `filters.actorNames`. */
+  actorNames: 100,
+  /** `findsimilar.excludeIds`. */
+  excludeIds: 100,
+  /** `related.types`. */
+  edgeTypes: 20,
+  /** `proxy/call` `params` keys. */
+  proxyParams: 50,
+  /** Length of an id, a name or a filter value. */
+  shortString: 200,
+  /** Length of a URL. */
+  url: 2048,
+} as const;
+
+/** A short request string: an id, a name, a filter value. */
+const Short = () => StorableString().min(1).max(REQUEST_LIMITS.shortString);
 
 /** ISO 8601 datetime with an offset or Z. */
 const IsoDateTime = z.iso.datetime({ offset: true });
@@ -17,9 +40,9 @@ export type SearchMode = z.infer<typeof SearchMode>;
 
 export const Filters = z
   .object({
-    sourceTypes: z.array(z.string().min(1)).optional().describe('Restrict to source systems: github, linear, vercel.'),
-    observationTypes: z.array(z.string().min(1)).optional().describe('Restrict to content types: pull_request, issue, commit, discussion, document ...'),
-    actorNames: z.array(z.string().min(1)).optional().describe('Restrict to items with one of these contributors (login, name or e-mail; case-insensitive).'),
+    sourceTypes: z.array(Short()).max(REQUEST_LIMITS.typeFilterValues).optional().describe('Restrict to source systems: github, linear, vercel (at most 20 values).'),
+    observationTypes: z.array(Short()).max(REQUEST_LIMITS.typeFilterValues).optional().describe('Restrict to content types: pull_request, issue, commit, discussion, document ... (at most 20 values).'),
+    actorNames: z.array(Short()).max(REQUEST_LIMITS.actorNames).optional().describe('Restrict to items with one of these contributors (login, name or e-mail; case-insensitive; at most 100).'),
     dateRange: z
       .object({ start: IsoDateTime.optional().describe('Inclusive lower bound.'), end: IsoDateTime.optional().describe('Inclusive upper bound.') })
       .strict()
@@ -31,7 +54,7 @@ export type Filters = z.infer<typeof Filters>;
 
 export const SearchRequest = z
   .object({
-    query: z.string().trim().min(1).max(2000).describe('Natural-language query (1-2000 characters after trimming).'),
+    query: StorableString().trim().min(1).max(2000).describe('Natural-language query (1-2000 characters after trimming).'),
     limit: z.number().int().min(1).max(100).default(10).describe('Results per page, 1-100.'),
     offset: z.number().int().min(0).max(10_000).default(0).describe('Results to skip (0-10000). Next page: offset + limit.'),
     mode: SearchMode.default('balanced'),
@@ -106,7 +129,7 @@ export const ContentId = z.string().regex(/^(doc|obs)_[A-Za-z0-9_-]+$/, 'ids sta
 export const ContentsRequest = z
   .object({
     ids: z
-      .array(z.string().min(1).max(200))
+      .array(Short())
       .min(1)
       .max(50)
       .describe('1-50 content ids (doc_/obs_). Unknown ids, ids of other workspaces and ids without a doc_/obs_ prefix are listed in `missing`, not rejected. Duplicates are answered once.'),
@@ -134,12 +157,12 @@ export const ContentsResponseB = z.object({
 
 export const FindSimilarRequest = z
   .object({
-    id: z.string().min(1).optional().describe('Content id of the input item. Exactly one of id/url (both or neither: 400 BAD_REQUEST).'),
-    url: z.url().optional().describe('Provider URL of the input: an indexed item, or a PR/issue/commit/Linear issue a connection can fetch.'),
+    id: Short().optional().describe('Content id of the input item. Exactly one of id/url (both or neither: 400 BAD_REQUEST).'),
+    url: z.url().max(REQUEST_LIMITS.url).refine((u) => !isUnstorable(u) && !/%00/i.test(u), { message: UNSTORABLE_MESSAGE }).optional().describe('Provider URL of the input: an indexed item, or a PR/issue/commit/Linear issue a connection can fetch.'),
     limit: z.number().int().min(1).max(50).default(10),
     threshold: z.number().min(0).max(1).default(0.5).describe('Only results with score >= threshold.'),
     sameSourceOnly: z.boolean().default(false).describe('Only items from the same source system as the input.'),
-    excludeIds: z.array(z.string().min(1)).max(100).optional().describe('Ids removed from the results (at most 100).'),
+    excludeIds: z.array(Short()).max(REQUEST_LIMITS.excludeIds).optional().describe('Ids removed from the results (at most 100).'),
     filters: Filters.optional(),
   })
   .strict();
@@ -185,11 +208,11 @@ export const FindSimilarResponseB = z.object({
 
 export const RelatedRequest = z
   .object({
-    id: z.string().min(1).describe('Content id of the root (an observation or document of the workspace).'),
+    id: Short().describe('Content id of the root (an observation or document of the workspace).'),
     /** Hops from the root (default 1, max 3). */
     depth: z.number().int().min(1).max(3).default(1).describe('Hops from the root, 1-3.'),
     /** Only edges of these types. */
-    types: z.array(z.string().min(1)).max(20).optional().describe('Follow and return only edges of these types (e.g. fixes, references, contains).'),
+    types: z.array(Short()).max(REQUEST_LIMITS.edgeTypes).optional().describe('Follow and return only edges of these types (e.g. fixes, references, contains).'),
     /** Maximum nodes returned, root included (default 50, max 200). */
     limit: z.number().int().min(1).max(200).default(50).describe('Maximum nodes returned, root included (1-200); strongest edges first.'),
   })
@@ -232,10 +255,15 @@ export const ProxySearchResponse = z.object({
 export type ProxySearchResponse = z.infer<typeof ProxySearchResponse>;
 export const ProxyCallRequest = z
   .object({
-    action: z.string().min(1).describe('An action listed by proxy/search. Unknown: 404 NOT_FOUND {resource: "action"}.'),
-    params: z.record(z.string(), z.unknown()).default({}).describe('Flat params, validated against the action (400 VALIDATION_ERROR naming params.<field>).'),
+    action: Short().describe('An action listed by proxy/search. Unknown: 404 NOT_FOUND {resource: "action"}.'),
+    params: z
+      .record(z.string(), z.unknown())
+      .refine((p) => Object.keys(p).length <= REQUEST_LIMITS.proxyParams, { message: `at most ${REQUEST_LIMITS.proxyParams} params` })
+      .superRefine(refineStorable)
+      .default({})
+      .describe('Flat params, validated against the action (400 VALIDATION_ERROR naming params.<field>).'),
     /** Which connection runs the action when a workspace has several of one provider (default: the first). */
-    connectionId: z.string().min(1).optional().describe('Connection that runs the action when several offer it (default: the oldest).'),
+    connectionId: Short().optional().describe('Connection that runs the action when several offer it (default: the oldest).'),
   })
   .strict();
 export type ProxyCallRequest = z.infer<typeof ProxyCallRequest>;

@@ -15,12 +15,16 @@ export class NotFoundError extends Error {
   }
 }
 
-/** A provider behind a connection failed or could not be reached; `reason` carries no credential. */
+/**
+ * A provider behind a connection failed, could not be reached, took too long (`status` 504) or answered
+ * more than the response cap; `reason` carries no credential.
+ */
 export class UpstreamError extends Error {
   constructor(
     readonly resource: string,
     readonly reason: string,
     message = `the ${resource} call failed: ${reason}`,
+    readonly status: 502 | 504 = 502,
   ) {
     super(message);
     this.name = 'UpstreamError';

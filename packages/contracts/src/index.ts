@@ -2,3 +2,4 @@ export * from './sourceEvent.js';
 export * from './api.js';
 export * from './jobs.js';
 export * from './errors.js';
+export * from './text.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refineStorable } from './text.js';
 
 /** Provider systems Engram syncs from. Used as `source` on every item. */
 export const SourceSystem = z.enum(['github', 'linear', 'vercel']);
@@ -98,6 +99,8 @@ export const SourceEvent = z.object({
   container: z.string().optional(),
   state: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).default({}),
-});
+})
+  // Every string, metadata included, must be storable: one bad commit message fails its own item only.
+  .superRefine(refineStorable);
 export type SourceEvent = z.infer<typeof SourceEvent>;
 export type SourceEventInput = z.input<typeof SourceEvent>;

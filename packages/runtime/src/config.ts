@@ -45,6 +45,24 @@ export const EnvSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ENGRAM_ROLE: z.enum(['all', 'api', 'worker']).optional(),
     ENGRAM_WEBHOOKS: bool.default(true),
+    /** A file holding the secret key (outside the data dir, e.g. a mounted secret); ENGRAM_SECRET_KEY wins. */
+    ENGRAM_SECRET_KEY_FILE: z.string().optional(),
+    /** HTTP limits (see the README's configuration table). */
+    HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(30_000),
+    HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(10_000),
+    HTTP_KEEPALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+    API_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).default(1_000_000),
+    WEBHOOK_MAX_BYTES: z.coerce.number().int().min(1_024).default(5_000_000),
+    ADMIN_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).default(200_000_000),
+    /** Requests per second per API key (a token bucket refilled each second); 0 turns the limit off. */
+    RATE_LIMIT_KEY_PER_SECOND: z.coerce.number().int().min(0).default(1_000),
+    /** Requests in flight at once per API key; 0 turns the cap off. */
+    RATE_LIMIT_KEY_CONCURRENCY: z.coerce.number().int().min(0).default(64),
+    /** Unauthenticated requests (webhooks, no or bad credentials) per second per client IP; 0 turns it off. */
+    RATE_LIMIT_IP_PER_SECOND: z.coerce.number().int().min(0).default(200),
+    /** Deadline of one proxied provider call, and the most bytes of its response that are read. */
+    PROXY_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+    PROXY_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1_024).default(5_000_000),
   })
   .superRefine((env, ctx) => {
     if (env.EMBEDDING_PROVIDER === 'openai' && !env.EMBEDDING_API_KEY) {
@@ -54,11 +72,14 @@ export const EnvSchema = z
       ctx.addIssue({ code: 'custom', path: ['LLM_API_KEY'], message: 'LLM_BASE_URL is set: LLM_API_KEY is required too' });
     }
     const distributed = Boolean(env.DATABASE_URL?.startsWith('postgres'));
-    if (distributed && !env.ENGRAM_SECRET_KEY) {
+    if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS' });
+    }
+    if (distributed && !env.ENGRAM_SECRET_KEY && !env.ENGRAM_SECRET_KEY_FILE) {
       ctx.addIssue({
         code: 'custom',
         path: ['ENGRAM_SECRET_KEY'],
-        message: 'with a server DATABASE_URL every api and worker process must share ENGRAM_SECRET_KEY (it encrypts provider tokens)',
+        message: 'with a server DATABASE_URL every api and worker process must share ENGRAM_SECRET_KEY or ENGRAM_SECRET_KEY_FILE (it encrypts provider tokens)',
       });
     }
     const role = env.ENGRAM_ROLE ?? (env.REDIS_URL ? 'api' : 'all');
@@ -97,6 +118,18 @@ export interface Config {
   shutdownTimeoutMs: number;
   logLevel: string;
   webhooks: boolean;
+  /** Where the secret key came from when not from ENGRAM_SECRET_KEY. */
+  secretKeyFile: string | undefined;
+  http: {
+    requestTimeoutMs: number;
+    headersTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxBodyBytes: number;
+    webhookMaxBytes: number;
+    adminMaxBodyBytes: number;
+  };
+  rateLimits: { keyPerSecond: number; keyConcurrency: number; ipPerSecond: number };
+  proxy: { timeoutMs: number; maxResponseBytes: number };
 }
 
 export class ConfigError extends Error {
@@ -135,5 +168,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     webhooks: e.ENGRAM_WEBHOOKS,
+    secretKeyFile: e.ENGRAM_SECRET_KEY_FILE ? resolve(e.ENGRAM_SECRET_KEY_FILE) : undefined,
+    http: {
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEPALIVE_TIMEOUT_MS,
+      maxBodyBytes: e.API_MAX_BODY_BYTES,
+      webhookMaxBytes: e.WEBHOOK_MAX_BYTES,
+      adminMaxBodyBytes: e.ADMIN_MAX_BODY_BYTES,
+    },
+    rateLimits: { keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND, keyConcurrency: e.RATE_LIMIT_KEY_CONCURRENCY, ipPerSecond: e.RATE_LIMIT_IP_PER_SECOND },
+    proxy: { timeoutMs: e.PROXY_TIMEOUT_MS, maxResponseBytes: e.PROXY_MAX_RESPONSE_BYTES },
   };
 }

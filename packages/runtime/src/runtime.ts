@@ -75,7 +75,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
       onError: (e) => logger.error({ job: e.name, jobId: e.jobId, kind: e.kind, err: e.error }, 'queue error'),
     },
   });
-  const secretBox = createSecretBox(await loadSecretKey({ dataDir: config.dataDir, fromEnv: config.secretKey }));
+  const secretBox = createSecretBox(await loadSecretKey({ dataDir: config.dataDir, fromEnv: config.secretKey, fromFile: config.secretKeyFile }));
   const admin = await bootstrapAdminToken(db, { dataDir: config.dataDir, fromEnv: config.adminToken });
   let draining = false;
 

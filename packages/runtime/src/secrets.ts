@@ -40,9 +40,27 @@ export async function bootstrapAdminToken(db: Queryable, options: { dataDir: str
   return { token, created, verify: (t) => safeEqual(sha256(`engram-admin:${t}`), hash) };
 }
 
-/** Key that encrypts provider credentials: `ENGRAM_SECRET_KEY`, or one generated into the data dir. */
-export async function loadSecretKey(options: { dataDir: string; fromEnv?: string }): Promise<string> {
+export class SecretKeyError extends Error {
+  override name = 'SecretKeyError';
+}
+
+/**
+ * Key that encrypts provider credentials: `ENGRAM_SECRET_KEY`, else the file `ENGRAM_SECRET_KEY_FILE`
+ * names (a mounted secret, kept outside the data dir so a copy of the data is not a copy of the key),
+ * else one generated into the data dir (the embedded default).
+ */
+export async function loadSecretKey(options: { dataDir: string; fromEnv?: string | undefined; fromFile?: string | undefined }): Promise<string> {
   if (options.fromEnv) return options.fromEnv;
+  if (options.fromFile) {
+    let value: string;
+    try {
+      value = (await readFile(options.fromFile, 'utf8')).trim();
+    } catch (err) {
+      throw new SecretKeyError(`ENGRAM_SECRET_KEY_FILE: cannot read ${options.fromFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    if (value.length < 16) throw new SecretKeyError(`ENGRAM_SECRET_KEY_FILE: ${options.fromFile} must hold at least 16 characters`);
+    return value;
+  }
   await mkdir(options.dataDir, { recursive: true });
   return (await readOrCreate(join(options.dataDir, 'secret-key'), () => randomBytes(32).toString('base64url'))).value;
 }

@@ -8,5 +8,4 @@ export { escapeHtml, highlight } from './highlight.js';
 // Query API operations beside search (owned by the query API work: contents, related graph, provider proxy).
 export { getContents, toContentItem, type ContentsResult } from './contents.js';
 export { getRelatedGraph, type RelatedGraph } from './related.js';
-export { callProxyAction, fetchByUrlThroughConnections, listProxyConnections, paramNames, scrubResult, workspaceConnectors, type ProxyCallOutcome, type ProxyDeps, type WorkspaceConnector } from './proxy.js';
 export * from './rank/index.js';

@@ -19,7 +19,7 @@ import {
 import type { ProxyResult } from '@engram/connectors';
 import { getContents, type ContentsResult } from './contents.js';
 import { findSimilar, type FindSimilarOutcome } from './findSimilar.js';
-import { callProxyAction, fetchByUrlThroughConnections, listProxyConnections, type ProxyDeps } from './proxy.js';
+import { callProxyAction, fetchByUrlThroughConnections, listProxyConnections, type ProxyDeps } from '@engram/connectors';
 import type { Reranker } from './rank/types.js';
 import { getRelatedGraph, type RelatedGraph } from './related.js';
 import { createSearchService, type SearchDeps, type SearchOptions, type SearchOutcome } from './service.js';
@@ -123,6 +123,10 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
           throw new NotFoundError('action', `no connection of this workspace offers action ${JSON.stringify(request.action)}; list them with proxy/search`);
         case 'invalid-params':
           throw new z.ZodError(out.error.issues.map((i) => ({ ...i, path: ['params', ...i.path] })));
+        case 'provider-timeout':
+          throw new UpstreamError('provider', out.reason, `the provider call timed out: ${out.reason}`, 504);
+        case 'provider-too-large':
+          throw new UpstreamError('provider', out.reason, `the provider response was too large: ${out.reason}`);
         case 'provider-failed':
           throw new UpstreamError('provider', out.reason);
       }

@@ -1,8 +1,12 @@
 import express, { type Router } from 'express';
 import type { Runtime } from '@engram/runtime';
-import { errorMiddleware, MALFORMED_BODY, notFound } from './http/errors.js';
+import { jsonBody, rawBody } from './http/body.js';
+import { closeWhenDraining } from './http/draining.js';
+import { errorMiddleware, notFound } from './http/errors.js';
 import { requestContext } from './http/context.js';
-import { adminRoutes } from './routes/admin.js';
+import { createRequestLimits, limitByIp, type RequestLimits } from './http/limits.js';
+import { rejectUnstorableUrl } from './http/url.js';
+import { adminRoutes, requireAdmin } from './routes/admin.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { metricsMiddleware, metricsRoutes } from './metrics/wiring.js';
@@ -18,28 +22,33 @@ export interface AppRoutes {
   docs?: Router;
 }
 
-export function createApp(runtime: Runtime, routes: AppRoutes = {}): express.Express {
+/**
+ * The app. `app.locals.limits` holds the rate limits (closed by the caller with `closeAppLimits`);
+ * `app.locals.draining = true` makes every response close its connection (shutdown).
+ */
+export function createApp(runtime: Runtime, routes: AppRoutes = {}, options: { limits?: RequestLimits } = {}): express.Express {
   const app = express();
+  const http = runtime.config.http;
+  const limits = options.limits ?? createRequestLimits(runtime.config.rateLimits, { redisUrl: runtime.config.redisUrl });
+  app.locals.limits = limits;
+  app.locals.draining = false;
   app.disable('x-powered-by');
   app.set('trust proxy', true);
+  app.use(closeWhenDraining);
   app.use(requestContext(runtime.logger));
   app.use(metricsMiddleware(runtime));
+  app.use(rejectUnstorableUrl);
   app.use(healthRoutes(runtime));
   app.use(metricsRoutes(runtime));
-  if (routes.webhooks) app.use('/webhooks', express.raw({ type: () => true, limit: '25mb' }), routes.webhooks);
+  // Webhooks: counted per IP (nothing else identifies an unsigned sender), read raw up to a small limit,
+  // and signature-checked before anything parses them.
+  if (routes.webhooks) app.use('/webhooks', limitByIp(limits), rawBody(http.webhookMaxBytes), routes.webhooks);
   const queueBoard = queueBoardRoutes(runtime);
   if (queueBoard) app.use(queueBoard.router);
   app.locals.closeQueueBoard = () => queueBoard?.close() ?? Promise.resolve();
-  app.use('/admin', express.json({ limit: '200mb' }), adminRoutes(runtime, routes.admin));
-  const parse = express.json({ limit: '1mb', type: () => true });
-  const json: express.RequestHandler = (req, res, next) =>
-    parse(req, res, (err?: unknown) => {
-      const status = (err as { status?: number } | undefined)?.status;
-      if (err && status === 400) {
-        req.body = MALFORMED_BODY;
-        next();
-      } else next(err);
-    });
+  // Admin: the token is checked before the (large: export files) body is read.
+  app.use('/admin', requireAdmin(runtime), express.json({ limit: http.adminMaxBodyBytes }), adminRoutes(runtime, routes.admin));
+  const json = jsonBody(http.maxBodyBytes);
   for (const prefix of ['/v1', '/api/v1']) {
     for (const r of routes.api ?? []) app.use(prefix, json, r);
   }
@@ -48,4 +57,9 @@ export function createApp(runtime: Runtime, routes: AppRoutes = {}): express.Exp
   app.use((req, _res, next) => next(notFound('route', `no route for ${req.method} ${req.path}`)));
   app.use(errorMiddleware);
   return app;
+}
+
+/** Releases what `createApp` opened (the rate limiter's Redis connection). */
+export async function closeAppLimits(app: express.Express): Promise<void> {
+  await (app.locals.limits as RequestLimits | undefined)?.close();
 }

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { createLogger, createRuntime, loadConfigOrExit, onShutdownSignal, runMain, startJobs } from '@engram/runtime';
-import { createApp } from './app.js';
+import { closeAppLimits, createApp } from './app.js';
+import { trackConnections } from './http/draining.js';
 import { allRoutes } from './routes/index.js';
 
 /**
@@ -16,6 +17,11 @@ runMain(async () => {
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
   });
+  // A client that trickles its headers or body cannot hold a connection open for long.
+  server.requestTimeout = config.http.requestTimeoutMs;
+  server.headersTimeout = config.http.headersTimeoutMs;
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+  const connections = trackConnections(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://localhost:${port}`;
@@ -36,10 +42,14 @@ runMain(async () => {
   onShutdownSignal(logger, config.shutdownTimeoutMs + 5_000, async () => {
     // Readiness fails first, then HTTP stops taking requests, then workers drain, then stores close.
     runtime.markDraining();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    await closed;
+    // Every response from now on says `Connection: close`: a keep-alive connection closes after its
+    // in-flight request; new connections are refused; one idle for a short grace is closed. Requests
+    // still running at half the deadline are cut, so workers and stores have the other half.
+    app.locals.draining = true;
+    await connections.drain({ idleGraceMs: Math.min(1_000, config.http.keepAliveTimeoutMs), cutAfterMs: Math.floor(config.shutdownTimeoutMs / 2) });
+    logger.info('http closed');
     await jobs?.stop();
+    await closeAppLimits(app);
     await runtime.close();
   });
 });

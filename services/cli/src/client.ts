@@ -44,6 +44,7 @@ export function resolveAdminToken(flag: string | undefined, env: NodeJS.ProcessE
 export interface AdminClient {
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<T>;
+  delete<T>(path: string): Promise<T>;
 }
 
 /**
@@ -88,5 +89,5 @@ export function createAdminClient(options: { url: string; token: string; tokenSo
     }
     return parsed as T;
   };
-  return { get: (path) => call('GET', path), post: (path, body) => call('POST', path, body) };
+  return { get: (path) => call('GET', path), post: (path, body) => call('POST', path, body), delete: (path) => call('DELETE', path) };
 }

@@ -2,12 +2,16 @@
  * Import of a GitHub export file (corpus.json shape: REST objects with a `type` discriminator) through the
  * same normalisation and indexing path as a sync. The import id derives from the file's hash, so the
  * same file twice is the same import and stages nothing new.
+ *
+ * Each entry stands on its own: one that does not normalise, or holds text Postgres cannot store (a NUL in
+ * a commit message), is counted in `invalid` and listed with its reason, and every other entry goes in.
+ * A chunk the database refuses is staged again one event at a time, so a bad event fails alone.
  */
-import type { SourceEvent } from '@engram/contracts';
+import { SourceEvent, isUnstorable } from '@engram/contracts';
 import type { JobQueue } from '@engram/queue';
 import { linkImportEvents, sha256, stageEvents, upsertImport, type Db } from '@engram/stores';
 import { normalizeGitHubObject } from '../github/index.js';
-import { parseExportText } from './parse.js';
+import { ExportFormatError, parseExportText } from './parse.js';
 
 export interface ImportResult {
   importId: string;
@@ -22,10 +26,13 @@ export interface ImportResult {
 }
 
 const CHUNK = 500;
+/** Error text safe to store in jsonb (a path may carry the very character that made the entry invalid). */
+// eslint-disable-next-line no-control-regex -- the NUL is what is being replaced
+const storable = (s: string): string => (isUnstorable(s) ? s.replace(/[\u0000\uD800-\uDFFF]/g, '\uFFFD') : s).slice(0, 500);
 const zodMessage = (err: unknown): string => {
-  const issues = (err as { issues?: { path: (string | number)[]; message: string }[] }).issues;
-  if (Array.isArray(issues) && issues.length) return issues.slice(0, 3).map((i) => `${i.path.join('.') || '(object)'}: ${i.message}`).join('; ');
-  return err instanceof Error ? err.message : String(err);
+  const issues = (err as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
+  if (Array.isArray(issues) && issues.length) return storable(issues.slice(0, 3).map((i) => `${i.path.map(String).join('.') || '(object)'}: ${i.message}`).join('; '));
+  return storable(err instanceof Error ? err.message : String(err));
 };
 
 export async function importGitHubExport(
@@ -34,27 +41,53 @@ export async function importGitHubExport(
 ): Promise<ImportResult> {
   const parsed = parseExportText(input.content);
   const errors = [...parsed.errors];
-  const events: SourceEvent[] = [];
+  const entries: { index: number; event: SourceEvent }[] = [];
   for (const { index, value } of parsed.objects) {
     try {
-      events.push(normalizeGitHubObject(value, input.repo));
+      const event = normalizeGitHubObject(value, input.repo);
+      // Validated, not replaced: the event as normalised is what the content hash has always covered.
+      SourceEvent.parse(event);
+      entries.push({ index, event });
     } catch (err) {
       errors.push({ index, message: zodMessage(err) });
     }
   }
-  errors.sort((a, b) => a.index - b.index);
   const received = parsed.objects.length + parsed.errors.length;
-  const importId = await upsertImport(deps.db, {
-    workspaceId: input.workspaceId, provider: 'github', container: input.repo.toLowerCase(), fileHash: sha256(input.content), received, invalid: errors.length, errors,
-  });
+  if (received > 0 && received === parsed.errors.length) {
+    throw new ExportFormatError(`no entry of the file is JSON (${parsed.errors[0]!.message}): expected a JSON array or JSON Lines`);
+  }
+  const record = () =>
+    upsertImport(deps.db, {
+      workspaceId: input.workspaceId, provider: 'github', container: input.repo.toLowerCase(), fileHash: sha256(input.content), received, invalid: errors.length, errors,
+    });
+  const importId = await record();
+  const staged: { index: number; ids: string[]; inserted: number }[] = [];
+  for (let i = 0; i < entries.length; i += CHUNK) {
+    const chunk = entries.slice(i, i + CHUNK);
+    try {
+      const out = await stageEvents(deps.db, { workspaceId: input.workspaceId, importId, events: chunk.map((e) => e.event) });
+      staged.push({ index: chunk[0]!.index, ids: out.ids, inserted: out.inserted });
+    } catch {
+      for (const entry of chunk) {
+        try {
+          const out = await stageEvents(deps.db, { workspaceId: input.workspaceId, importId, events: [entry.event] });
+          staged.push({ index: entry.index, ids: out.ids, inserted: out.inserted });
+        } catch (err) {
+          errors.push({ index: entry.index, message: storable(`not stored: ${err instanceof Error ? err.message : String(err)}`) });
+        }
+      }
+    }
+  }
+  errors.sort((a, b) => a.index - b.index);
+  // Written again with the entries the database refused.
+  if (errors.length) await record();
   const ids = new Set<string>();
   let inserted = 0;
-  for (let i = 0; i < events.length; i += CHUNK) {
-    const staged = await stageEvents(deps.db, { workspaceId: input.workspaceId, importId, events: events.slice(i, i + CHUNK) });
-    await linkImportEvents(deps.db, importId, staged.ids);
-    await deps.queue.enqueueMany('index.event', staged.ids.map((id) => ({ payload: { workspaceId: input.workspaceId, eventId: id }, jobId: id })));
-    for (const id of staged.ids) ids.add(id);
-    inserted += staged.inserted;
+  for (const s of staged) {
+    await linkImportEvents(deps.db, importId, s.ids);
+    await deps.queue.enqueueMany('index.event', s.ids.map((id) => ({ payload: { workspaceId: input.workspaceId, eventId: id }, jobId: id })));
+    for (const id of s.ids) ids.add(id);
+    inserted += s.inserted;
   }
   return { importId, received, staged: ids.size, inserted, invalid: errors.length, errors: errors.slice(0, 50) };
 }

@@ -1,16 +1,20 @@
 /**
- * Webhook deliveries, provider-agnostic: find the connections a delivery may belong to, keep those whose
- * webhook secret verifies the signature over the raw body (constant-time), stage and enqueue the events,
- * then record the delivery id. Nothing is read from the body before a signature verifies.
+ * Webhook deliveries, provider-agnostic. Signature first, then parse: the raw body (already capped by the
+ * HTTP layer) is checked against each candidate connection's webhook secret (constant-time, one HMAC per
+ * distinct secret), and only a verified body is JSON-parsed. A verified delivery is then validated for its
+ * event type: a malformed one is recorded and answered 400 with the fields named (a 5xx would make the
+ * provider retry it for days); a good one is staged and enqueued, and its delivery id recorded.
  *
  * Which connections: `?connection=<id>` names one; without it, every connection of the provider is a
- * candidate (GitHub: those whose `config.repo` is the payload's repository). A delivery goes to each
- * candidate whose secret verifies, so one Linear or Vercel webhook secret may serve several workspaces.
+ * candidate (GitHub: then only those whose `config.repo` is the payload's repository). A delivery goes to
+ * each candidate whose secret verifies, so one Linear or Vercel webhook secret may serve several workspaces.
  */
 import { createHash } from 'node:crypto';
-import type { SourceEvent } from '@engram/contracts';
+import { LinearWebhookClient } from '@linear/sdk/webhooks';
+import { z } from 'zod';
+import { findUnstorable, isUnstorable, SourceEvent, UNSTORABLE_MESSAGE } from '@engram/contracts';
 import { getConnectionWithSecrets, listConnections, recordWebhookDelivery, stageEvents, type ConnectionWithSecrets } from '@engram/stores';
-import { normalizeGitHubWebhook, verifyGitHubSignature } from '../github/index.js';
+import { checkGitHubWebhook, normalizeGitHubWebhook, verifyGitHubSignature } from '../github/webhooks.js';
 import { normalizeLinearWebhook, verifyLinearSignature } from '../linear/index.js';
 import { normalizeVercelWebhook, verifyVercelSignature } from '../vercel/index.js';
 import type { SyncDeps } from './types.js';
@@ -26,10 +30,17 @@ export interface WebhookDeliveryInput {
   connectionId?: string;
 }
 
-export interface WebhookAnswer {
-  status: 200 | 400 | 401;
-  body: { ok: boolean; duplicate?: boolean; events?: number; connections?: number; error?: string; message?: string };
+export interface WebhookIssue {
+  field: string;
+  message: string;
 }
+
+export type WebhookAnswer =
+  | { status: 200; body: { ok: true; duplicate: boolean; events: number; connections: number } }
+  | {
+      status: 400 | 401;
+      body: { ok: false; error: 'BAD_REQUEST' | 'VALIDATION_ERROR' | 'UNAUTHORIZED'; message: string; data: { fields: string[]; issues: WebhookIssue[] } | { field: string; reason: string } | null };
+    };
 
 const header = (h: Headers, name: string): string | undefined => {
   const v = h[name];
@@ -40,29 +51,47 @@ interface ProviderRules {
   verify(secret: string, raw: Buffer, headers: Headers): boolean;
   deliveryId(headers: Headers, payload: Record<string, unknown>): string | undefined;
   eventName(headers: Headers, payload: Record<string, unknown>): string | null;
-  normalize(payload: unknown, headers: Headers, connection: ConnectionWithSecrets): SourceEvent[];
+  /** Validation of the payload for its event, before any connection sees it. */
+  check(headers: Headers, payload: Record<string, unknown>): { ok: true; repository?: string | undefined; subject: unknown } | { ok: false; error: z.ZodError };
+  normalize(payload: Record<string, unknown>, headers: Headers, connection: ConnectionWithSecrets): SourceEvent[];
 }
+
+/** Linear and Vercel payloads are parsed leniently (unknown types yield nothing); only the envelope is checked. */
+const LinearEnvelope = z.object({ type: z.string().optional(), action: z.string().optional(), data: z.record(z.string(), z.unknown()).optional(), webhookTimestamp: z.number() });
+const VercelEnvelope = z.object({ id: z.string().optional(), type: z.string().optional(), payload: z.record(z.string(), z.unknown()).optional() });
 
 const PROVIDERS: Record<WebhookProvider, ProviderRules> = {
   github: {
     verify: (secret, raw, h) => verifyGitHubSignature(secret, raw, header(h, 'x-hub-signature-256')),
     deliveryId: (h) => header(h, 'x-github-delivery'),
     eventName: (h) => header(h, 'x-github-event') ?? null,
+    check: (h, p) => checkGitHubWebhook(header(h, 'x-github-event') ?? '', p),
     normalize: (payload, h, c) => normalizeGitHubWebhook(header(h, 'x-github-event') ?? '', payload, c.config.repo ?? ''),
   },
   linear: {
     verify: (secret, raw, h) => verifyLinearSignature(secret, raw, h['linear-signature']),
     deliveryId: (h, p) => header(h, 'linear-delivery') ?? (typeof p.webhookId === 'string' && p.createdAt ? `${p.webhookId}:${String(p.createdAt)}` : undefined),
     eventName: (h, p) => header(h, 'linear-event') ?? (typeof p.type === 'string' ? p.type : null),
+    check: (_h, p) => {
+      const parsed = LinearEnvelope.safeParse(p);
+      return parsed.success ? { ok: true, subject: { data: p.data } } : { ok: false, error: parsed.error };
+    },
     normalize: (payload) => [normalizeLinearWebhook(payload)].filter((e): e is SourceEvent => e !== null),
   },
   vercel: {
     verify: (secret, raw, h) => verifyVercelSignature(secret, raw, h['x-vercel-signature']),
     deliveryId: (_h, p) => (typeof p.id === 'string' ? p.id : undefined),
     eventName: (_h, p) => (typeof p.type === 'string' ? p.type : null),
+    check: (_h, p) => {
+      const parsed = VercelEnvelope.safeParse(p);
+      return parsed.success ? { ok: true, subject: { payload: p.payload } } : { ok: false, error: parsed.error };
+    },
     normalize: (payload) => [normalizeVercelWebhook(payload)].filter((e): e is SourceEvent => e !== null),
   },
 };
+
+/** Linear signs `webhookTimestamp` into the body; a delivery older (or newer) than this is a replay. */
+export const LINEAR_REPLAY_WINDOW_MS = 60_000;
 
 function parseJson(raw: Buffer): Record<string, unknown> | null {
   try {
@@ -73,37 +102,110 @@ function parseJson(raw: Buffer): Record<string, unknown> | null {
   }
 }
 
-async function candidates(deps: SyncDeps, input: WebhookDeliveryInput, payload: Record<string, unknown> | null): Promise<ConnectionWithSecrets[]> {
+const unauthorized = (message: string): WebhookAnswer => ({ status: 401, body: { ok: false, error: 'UNAUTHORIZED', message, data: null } });
+
+function invalid(issues: WebhookIssue[]): WebhookAnswer {
+  const fields = [...new Set(issues.map((i) => i.field))];
+  return {
+    status: 400,
+    body: { ok: false, error: 'VALIDATION_ERROR', message: `invalid webhook payload: ${issues.slice(0, 5).map((i) => `${i.field}: ${i.message}`).join('; ')}`, data: { fields, issues: issues.slice(0, 20) } },
+  };
+}
+
+const zodIssues = (error: z.ZodError): WebhookIssue[] => error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(body)', message: i.message }));
+/** Header values and event names go into the database: anything unstorable is replaced by a hash. */
+const storableOr = (value: string | null | undefined, fallback: () => string): string => (value && !isUnstorable(value) ? value.slice(0, 200) : fallback());
+
+async function candidates(deps: SyncDeps, input: WebhookDeliveryInput): Promise<ConnectionWithSecrets[]> {
   const ids = input.connectionId
     ? [input.connectionId]
     : (await listConnections(deps.db)).filter((c) => c.provider === input.provider).map((c) => c.id);
-  const repo = (payload?.repository as { full_name?: unknown } | undefined)?.full_name;
   const out: ConnectionWithSecrets[] = [];
   for (const id of ids) {
     const c = await getConnectionWithSecrets(deps.db, deps.secretBox, id);
-    if (!c || c.provider !== input.provider || !c.webhookSecret) continue;
-    if (input.provider === 'github' && typeof repo === 'string' && c.config.repo?.toLowerCase() !== repo.toLowerCase()) continue;
-    out.push(c);
+    if (c && c.provider === input.provider && c.webhookSecret) out.push(c);
   }
   return out;
 }
 
+/** The candidates whose secret verifies the raw body; one HMAC per distinct secret. */
+function verifiedBy(rules: ProviderRules, input: WebhookDeliveryInput, connections: ConnectionWithSecrets[]): ConnectionWithSecrets[] {
+  const bySecret = new Map<string, boolean>();
+  return connections.filter((c) => {
+    const secret = c.webhookSecret!;
+    let ok = bySecret.get(secret);
+    if (ok === undefined) {
+      ok = rules.verify(secret, input.rawBody, input.headers);
+      bySecret.set(secret, ok);
+    }
+    return ok;
+  });
+}
+
+/** Linear's own verifier checks the signed `webhookTimestamp` against its replay window. */
+function linearFresh(secret: string, input: WebhookDeliveryInput): boolean {
+  try {
+    return new LinearWebhookClient(secret).verify(input.rawBody, header(input.headers, 'linear-signature') ?? '');
+  } catch {
+    return false;
+  }
+}
+
 export async function receiveWebhook(deps: SyncDeps, input: WebhookDeliveryInput): Promise<WebhookAnswer> {
   const rules = PROVIDERS[input.provider];
+  let verified = verifiedBy(rules, input, await candidates(deps, input));
+  if (verified.length === 0) return unauthorized('missing or invalid webhook signature');
+
   const payload = parseJson(input.rawBody);
-  const verified = (await candidates(deps, input, payload)).filter((c) => rules.verify(c.webhookSecret!, input.rawBody, input.headers));
-  if (verified.length === 0) return { status: 401, body: { ok: false, error: 'UNAUTHORIZED', message: 'missing or invalid webhook signature' } };
-  if (!payload) return { status: 400, body: { ok: false, error: 'BAD_REQUEST', message: 'the delivery body is not a JSON object' } };
+  if (!payload) return { status: 400, body: { ok: false, error: 'BAD_REQUEST', message: 'the delivery body is not a JSON object', data: { field: '(body)', reason: 'not a JSON object' } } };
+  if (input.provider === 'linear') {
+    verified = verified.filter((c) => linearFresh(c.webhookSecret!, input));
+    if (verified.length === 0) return unauthorized(`webhookTimestamp missing or more than ${LINEAR_REPLAY_WINDOW_MS / 1000} s from now (a replayed delivery)`);
+  }
+  const eventName = rules.eventName(input.headers, payload);
+  const deliveryId = storableOr(rules.deliveryId(input.headers, payload), () => `sha256:${createHash('sha256').update(input.rawBody).digest('hex')}`);
+  const record = (event: string | null) =>
+    recordWebhookDelivery(deps.db, { provider: input.provider, deliveryId, connectionId: verified[0]!.id, event: event === null ? null : storableOr(event, () => 'unknown') });
+
+  // Validate once, before any connection sees the payload: the event's own object, then its text.
+  const checked = rules.check(input.headers, payload);
+  let issues: WebhookIssue[] = [];
+  if (!checked.ok) issues = zodIssues(checked.error);
+  else {
+    const at = findUnstorable(checked.subject);
+    if (at) issues = [{ field: at.map(String).join('.') || '(body)', message: UNSTORABLE_MESSAGE }];
+  }
+  if (checked.ok && checked.repository !== undefined) {
+    const repo = checked.repository.toLowerCase();
+    verified = verified.filter((c) => input.provider !== 'github' || c.config.repo?.toLowerCase() === repo);
+    if (verified.length === 0) return unauthorized('missing or invalid webhook signature');
+  }
+
+  const normalized: { connection: ConnectionWithSecrets; events: SourceEvent[] }[] = [];
+  if (issues.length === 0) {
+    for (const connection of verified) {
+      try {
+        const events = rules.normalize(payload, input.headers, connection);
+        for (const e of events) SourceEvent.parse(e);
+        normalized.push({ connection, events });
+      } catch (err) {
+        issues = err instanceof z.ZodError ? zodIssues(err) : [{ field: '(body)', message: err instanceof Error ? err.message.slice(0, 300) : String(err) }];
+        break;
+      }
+    }
+  }
+  if (issues.length > 0) {
+    await record(`rejected:${eventName ?? 'unknown'}`);
+    return invalid(issues);
+  }
 
   let events = 0;
-  for (const connection of verified) {
-    const normalized = rules.normalize(payload, input.headers, connection);
-    const staged = await stageEvents(deps.db, { workspaceId: connection.workspaceId, connectionId: connection.id, events: normalized });
+  for (const { connection, events: list } of normalized) {
+    const staged = await stageEvents(deps.db, { workspaceId: connection.workspaceId, connectionId: connection.id, events: list });
     await deps.queue.enqueueMany('index.event', staged.ids.map((id) => ({ payload: { workspaceId: connection.workspaceId, eventId: id }, jobId: id })));
-    events += normalized.length;
+    events += list.length;
   }
   // Recorded after staging: a crash in between makes the provider's redelivery stage (idempotently) again.
-  const deliveryId = rules.deliveryId(input.headers, payload) ?? `sha256:${createHash('sha256').update(input.rawBody).digest('hex')}`;
-  const fresh = await recordWebhookDelivery(deps.db, { provider: input.provider, deliveryId, connectionId: verified[0]!.id, event: rules.eventName(input.headers, payload) });
+  const fresh = await record(eventName);
   return { status: 200, body: { ok: true, duplicate: !fresh, events, connections: verified.length } };
 }

@@ -74,3 +74,14 @@ export async function getConnectionWithSecrets(db: Queryable, box: SecretBox, id
 export async function setConnectionStatus(db: Queryable, id: string, status: string): Promise<void> {
   await db.query('UPDATE connections SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
 }
+
+/**
+ * Deletes a connection: its encrypted credentials, sync cursors (cascade) and webhook delivery records.
+ * Items it synced stay in the workspace (they are the team's memory; delete the workspace to drop them).
+ */
+export async function deleteConnection(db: Queryable, id: string): Promise<boolean> {
+  const res = await db.query('DELETE FROM connections WHERE id = $1', [id]);
+  if (res.rowCount === 0) return false;
+  await db.query('DELETE FROM webhook_deliveries WHERE connection_id = $1', [id]);
+  return true;
+}

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { getWorkspace, resolveApiKey, type Db } from '@engram/stores';
 import type { Logger } from '@engram/runtime';
-import { badRequest, forbidden, unauthorized } from './errors.js';
+import { badRequest, forbidden, unauthorized, type ApiError } from './errors.js';
+import { limitsOf } from './limits.js';
 
 export interface AuthedRequest extends Request {
   id: string;
@@ -36,16 +37,26 @@ export function requestContext(logger: Logger): RequestHandler {
 /**
  * Bearer API key -> workspace. `X-Workspace-ID` names the workspace; a key may use only its own, and
  * a workspace that does not exist is 403 too (no probing for ids). Where the header is optional
- * (`headerRequired: false`), the key's own workspace applies.
+ * (`headerRequired: false`), the key's own workspace applies. A request without a valid key counts
+ * against its client IP's limit; one with a valid key against the key's rate and concurrency limits.
  */
 export function requireApiKey(db: Db, options: { headerRequired: boolean }): RequestHandler {
-  return (req: Request, _res: Response, next: NextFunction) => {
+  return (req: Request, res: Response, next: NextFunction) => {
     void (async () => {
+      const limits = limitsOf(req.app.locals);
+      const reject = async (error: ApiError): Promise<never> => {
+        await limits?.admitIp(req.ip ?? 'unknown');
+        throw error;
+      };
       const header = req.header('authorization') ?? '';
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!match) throw unauthorized(header ? 'invalid authentication: expected "Authorization: Bearer <API key>"' : 'authentication required');
+      if (!match) return reject(unauthorized(header ? 'invalid authentication: expected "Authorization: Bearer <API key>"' : 'authentication required'));
       const key = await resolveApiKey(db, match[1]!);
-      if (!key) throw unauthorized('invalid API key');
+      if (!key) return reject(unauthorized('invalid API key'));
+      if (limits) {
+        const release = await limits.admitKey(key.keyId);
+        res.once('close', release);
+      }
       const requested = req.header('x-workspace-id')?.trim();
       if (options.headerRequired && !requested) throw badRequest('X-Workspace-ID', 'required header missing', 'invalid request: the X-Workspace-ID header is required for this operation');
       const workspaceId = requested || key.workspaceId;

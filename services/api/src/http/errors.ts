@@ -36,10 +36,14 @@ export function validationError(error: z.ZodError): ApiError {
  * first (a malformed body without a key is 401, not 400), so the parse error is kept and raised here.
  */
 export const MALFORMED_BODY: unique symbol = Symbol('malformed body');
+/** Marks a body over the size limit; raised as 413 by `parseBody`, after authentication. */
+export const TOO_LARGE_BODY: unique symbol = Symbol('body too large');
+const tooLarge = (): ApiError => new ApiError(413, 'BAD_REQUEST', 'request body too large', { field: '(body)', reason: 'too large' });
 
 /** Parses a request body against a schema or throws the documented 400. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   if (body === MALFORMED_BODY) throw badRequest('(body)', 'malformed JSON', 'invalid request: malformed JSON body');
+  if (body === TOO_LARGE_BODY) throw tooLarge();
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw badRequest('(body)', 'the request body must be a JSON object', 'invalid request: the body must be a JSON object');
   }
@@ -60,28 +64,52 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
   let apiError: ApiError;
   if (err instanceof ApiError) apiError = err;
   else if (err instanceof NotFoundError) apiError = notFound(err.resource, err.message);
-  else if (err instanceof UpstreamError) apiError = new ApiError(502, 'UNAVAILABLE', err.message, { resource: err.resource, reason: err.reason });
+  else if (err instanceof UpstreamError) apiError = new ApiError(err.status, 'UNAVAILABLE', err.message, { resource: err.resource, reason: err.reason });
   else if (err instanceof z.ZodError) apiError = validationError(err);
   else if (isBodyParserError(err)) {
     apiError =
       err.type === 'entity.too.large'
-        ? new ApiError(413, 'BAD_REQUEST', 'request body too large', { field: '(body)', reason: 'too large' })
+        ? tooLarge()
         : badRequest('(body)', err.type === 'entity.parse.failed' ? 'malformed JSON' : String(err.type), 'invalid request: malformed JSON body');
+  } else if (isClientHttpError(err)) {
+    // Express and its parsers mark a client's malformed request (e.g. a bad %-escape in the path) with a 4xx.
+    apiError = badRequest('(request)', err.message.slice(0, 200) || 'malformed request', 'invalid request');
   } else apiError = new ApiError(500, 'INTERNAL_ERROR', 'server error', null);
   const log = (req as Request & { log?: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }).log;
   if (apiError.expected) log?.warn({ requestId, code: apiError.code, status: apiError.status, msg: apiError.message }, 'request rejected');
   else log?.error({ requestId, err }, 'request failed');
-  res.status(apiError.status).json({
-    error: apiError.code,
-    code: apiError.code,
-    message: apiError.message,
-    status: apiError.status,
-    defined: true,
-    data: apiError.data,
-    requestId,
-  });
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const retryAfter = (apiError.data as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+  if (apiError.status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+  const send = () =>
+    res.status(apiError.status).json({
+      error: apiError.code,
+      code: apiError.code,
+      message: apiError.message,
+      status: apiError.status,
+      defined: true,
+      data: apiError.data,
+      requestId,
+    });
+  // A body nobody read (a 401 answered before parsing): discard it first, unparsed, so the client reads
+  // the answer instead of a reset connection. The server's requestTimeout bounds a slow one.
+  if (!req.complete && req.readable) {
+    req.once('end', send);
+    req.once('error', () => res.destroy());
+    req.resume();
+    return;
+  }
+  send();
 };
 
 function isBodyParserError(err: unknown): err is { type: string; status: number } {
   return typeof err === 'object' && err !== null && 'type' in err && typeof (err as { type: unknown }).type === 'string' && 'status' in err;
+}
+
+function isClientHttpError(err: unknown): err is Error & { status: number } {
+  const status = (err as { status?: unknown; statusCode?: unknown } | null)?.status ?? (err as { statusCode?: unknown } | null)?.statusCode;
+  return err instanceof Error && typeof status === 'number' && status >= 400 && status < 500;
 }

@@ -1,9 +1,9 @@
 /** Operator endpoints for connections: create (tokens encrypted, never returned), list, inspect, backfill. */
 import { Router } from 'express';
 import { z } from 'zod';
-import { connectorFor, scheduleIncrementalSync, startBackfill } from '@engram/connectors';
+import { connectorFor, incrementalScheduleKey, scheduleIncrementalSync, startBackfill } from '@engram/connectors';
 import type { Runtime } from '@engram/runtime';
-import { createConnection, getConnection, getWorkspace, listConnections, listSyncCursors, type SyncCursor } from '@engram/stores';
+import { createConnection, deleteConnection, getConnection, getWorkspace, listConnections, listSyncCursors, type SyncCursor } from '@engram/stores';
 import { ApiError, badRequest, notFound, parseBody } from '../http/errors.js';
 import { route } from '../http/context.js';
 import { checkProviderAccess, duplicateOf } from './connectionCheck.js';
@@ -76,6 +76,16 @@ export function adminConnectionRoutes(runtime: Runtime): Router {
       if (!connection) throw notFound('connection');
       const now = Date.now();
       res.json({ ...connection, streams: (await listSyncCursors(db, connection.id)).map((c) => walkProgress(c, now)) });
+    }),
+  );
+
+  router.delete(
+    '/connections/:id',
+    route(async (req, res) => {
+      const id = String(req.params.id);
+      if (!(await deleteConnection(db, id))) throw notFound('connection');
+      await runtime.queue.unschedule(incrementalScheduleKey(id));
+      res.json({ id, deleted: true });
     }),
   );
 

@@ -13,7 +13,7 @@ import { createIndexer } from '@engram/indexer';
 import { createHashEmbedder, stageAndIndex } from '@engram/indexer/testing';
 import { createLogger, createRuntime, loadConfig, type Runtime } from '@engram/runtime';
 import { createApiKey, createWorkspace } from '@engram/stores';
-import { createApp } from '../../src/app.js';
+import { closeAppLimits, createApp } from '../../src/app.js';
 import { docsRoutes } from '../../src/routes/docs.js';
 import { v1Routes } from '../../src/routes/v1/index.js';
 
@@ -130,6 +130,7 @@ export async function startApi(backend: Backend): Promise<Api> {
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeAppLimits(app);
       await runtime.close();
       await rm(dataDir, { recursive: true, force: true });
     },

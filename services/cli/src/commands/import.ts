@@ -33,8 +33,17 @@ export function importCommand(program: Command, run: (cmd: Command, fn: (ctx: Co
         out.note(`uploading ${o.file} (${(Buffer.byteLength(content) / 1e6).toFixed(1)} MB)...`);
         const staged = await client.post<Staged>('/admin/imports', { workspaceId: o.workspace, provider: 'github', repo: o.repo, content });
         for (const e of staged.errors.slice(0, 5)) out.note(`invalid object #${e.index}: ${e.message}`);
+        if (staged.invalid > 5) out.note(`... and ${staged.invalid - 5} more invalid objects (GET /admin/imports/${staged.importId} lists the first 50)`);
+        // Any entry that did not go in makes the command fail, so a script notices (the good ones are in).
+        const failInvalid = () => {
+          if (staged.invalid > 0) {
+            process.stderr.write(`engram: ${staged.invalid} of ${staged.received} objects were invalid and not imported\n`);
+            process.exitCode = 1;
+          }
+        };
         if (!o.wait) {
           out.result(staged, () => `import ${staged.importId}: ${staged.received} objects, ${staged.staged} staged (${staged.inserted} new), ${staged.invalid} invalid`);
+          failInvalid();
           return;
         }
         const bar = !out.json && process.stderr.isTTY
@@ -57,6 +66,7 @@ export function importCommand(program: Command, run: (cmd: Command, fn: (ctx: Co
           process.stderr.write(`engram: ${p.failed} items failed to index\n`);
           process.exitCode = 1;
         }
+        failInvalid();
       }),
     );
 }

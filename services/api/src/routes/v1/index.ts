@@ -1,6 +1,6 @@
 import type { Router } from 'express';
-import { connectorFor } from '@engram/connectors';
-import { createQueryService, type ProxyDeps, type QueryService } from '@engram/search';
+import { connectorFor, type ProxyDeps } from '@engram/connectors';
+import { createQueryService, type QueryService } from '@engram/search';
 import type { Runtime } from '@engram/runtime';
 import { contentsRoute } from './contents.js';
 import { findSimilarRoute } from './findSimilar.js';
@@ -23,6 +23,8 @@ export function queryServiceFor(runtime: Runtime, options: { connectorFor?: Prox
       db: runtime.db,
       secretBox: runtime.secretBox,
       connectorFor: options.connectorFor ?? ((c) => connectorFor(c)),
+      timeoutMs: runtime.config.proxy.timeoutMs,
+      maxResponseBytes: runtime.config.proxy.maxResponseBytes,
       onBrokenConnection: (connectionId, error) =>
         runtime.logger.warn({ connectionId, err: error instanceof Error ? error.message : String(error) }, 'connection unusable for proxy/fetch'),
     },

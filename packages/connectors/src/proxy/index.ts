@@ -1,11 +1,15 @@
 /**
  * Provider proxy: which connections a workspace has, what each can do, and running one listed action
- * with the credentials stored for the connection. Nothing returned carries a credential.
+ * with the credentials stored for the connection. Nothing returned carries a credential. Every call is
+ * bounded: a deadline whose AbortSignal reaches the provider client, and a cap on the response size.
  */
 import { z } from 'zod';
 import type { ProxyCallRequest, ProxySearchResponse, SourceEvent } from '@engram/contracts';
-import type { Connector, ProxyAction, ProxyResult } from '@engram/connectors';
 import { getConnectionWithSecrets, listConnections, type ConnectionWithSecrets, type Queryable, type SecretBox } from '@engram/stores';
+import type { Connector, ProxyAction, ProxyResult } from '../types.js';
+import { DEFAULT_PROXY_MAX_RESPONSE_BYTES, DEFAULT_PROXY_TIMEOUT_MS, jsonBytes, ProxyLimitError, withDeadline } from './limits.js';
+
+export { cappedFetch, DEFAULT_PROXY_MAX_RESPONSE_BYTES, DEFAULT_PROXY_TIMEOUT_MS, ProxyLimitError, withDeadline } from './limits.js';
 
 export interface ProxyDeps {
   db: Queryable;
@@ -14,6 +18,9 @@ export interface ProxyDeps {
   connectorFor: (connection: ConnectionWithSecrets) => Connector;
   /** Told about a connection whose connector cannot be built; it is left out of the listing. */
   onBrokenConnection?: (connectionId: string, error: unknown) => void;
+  /** Deadline of one provider call (default 15 s) and the most response bytes read (default 5 MB). */
+  timeoutMs?: number;
+  maxResponseBytes?: number;
 }
 
 export interface WorkspaceConnector {
@@ -55,7 +62,9 @@ export type ProxyCallOutcome =
   | { kind: 'unknown-connection' }
   | { kind: 'unknown-action' }
   | { kind: 'invalid-params'; error: z.ZodError }
-  | { kind: 'provider-failed'; reason: string };
+  | { kind: 'provider-failed'; reason: string }
+  | { kind: 'provider-timeout'; reason: string }
+  | { kind: 'provider-too-large'; reason: string };
 
 /** Header names never handed back, whatever a connector lets through. */
 const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-github-token)$/i;
@@ -92,11 +101,20 @@ export async function callProxyAction(deps: ProxyDeps, workspaceId: string, requ
   if (!chosen) return { kind: 'unknown-action' };
   const params = chosen.action.params.safeParse(request.params);
   if (!params.success) return { kind: 'invalid-params', error: params.error };
+  const maxResponseBytes = deps.maxResponseBytes ?? DEFAULT_PROXY_MAX_RESPONSE_BYTES;
+  const action = chosen.action;
   try {
-    return { kind: 'ok', result: scrubResult(await chosen.action.run(params.data, signal), chosen.token) };
+    const result = await withDeadline(deps.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS, signal, (s) => action.run(params.data, s, { maxResponseBytes }));
+    // Clients that buffer whole responses (GraphQL, REST SDKs) are capped here, on what would be returned.
+    if (jsonBytes(result.data) > maxResponseBytes) throw new ProxyLimitError('too-large', `the provider response is larger than ${maxResponseBytes} bytes`);
+    return { kind: 'ok', result: scrubResult(result, chosen.token) };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { kind: 'provider-failed', reason: chosen.token ? reason.split(chosen.token).join('[redacted]') : reason };
+    const limit = error instanceof ProxyLimitError ? error : (error as { cause?: unknown })?.cause instanceof ProxyLimitError ? ((error as { cause: ProxyLimitError }).cause) : null;
+    const raw = limit ? limit.message : error instanceof Error ? error.message : String(error);
+    const reason = chosen.token ? raw.split(chosen.token).join('[redacted]') : raw;
+    if (limit?.kind === 'timeout') return { kind: 'provider-timeout', reason };
+    if (limit?.kind === 'too-large') return { kind: 'provider-too-large', reason };
+    return { kind: 'provider-failed', reason };
   }
 }
 
@@ -108,7 +126,7 @@ export function fetchByUrlThroughConnections(deps: ProxyDeps, workspaceId: strin
   return async (url: string, signal?: AbortSignal): Promise<SourceEvent | null> => {
     for (const { connection, connector } of await workspaceConnectors(deps, workspaceId)) {
       try {
-        const event = await connector.fetchByUrl(url, signal);
+        const event = await withDeadline(deps.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS, signal, (s) => connector.fetchByUrl(url, s));
         if (event) return event;
       } catch (error) {
         deps.onBrokenConnection?.(connection.id, error);
