@@ -11,9 +11,9 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openFirstStageRuntime } from './runtime.js';
-import { createSearchService, PATH_NAMES, type PathName } from '../packages/search/src/index.js';
-import { createLearnedReranker } from '../packages/search/src/rank/learned.js';
-import { listWorkspaces, refreshPlannerStats } from '../packages/stores/src/index.js';
+import { createSearchService, PATH_NAMES, type PathName } from '@engram/search';
+import { createLearnedReranker } from '@engram/search';
+import { listWorkspaces, refreshPlannerStats } from '@engram/stores';
 import { loadDataset, splitQueries } from './eval/dataset.js';
 
 const { values: args } = parseArgs({
