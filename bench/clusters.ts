@@ -11,12 +11,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createPgVectorStore, openDatabase, migrate, createWorkspace, sha256 } from '../packages/stores/src/index.js';
+import { createPgVectorStore, openDatabase, migrate, createWorkspace, sha256 } from '@engram/stores';
 import { assignCluster, recluster, DEFAULT_FEATURE_SPACE, DEFAULT_PARTITION } from '../packages/indexer/src/clusters/index.js';
 import { refreshExpertise } from '../packages/indexer/src/actors/expertise.js';
 import { insertFixtureItem, actorIdOf } from '../packages/indexer/src/testing/clusterFixtures.js';
 import { centroidsFor, nearestCluster } from '../packages/indexer/src/clusters/centroidCache.js';
-import { createOfflineEmbedder, OFFLINE_MODEL } from '../packages/indexer/src/embeddings/index.js';
+import { createOfflineEmbedder, OFFLINE_MODEL } from '@engram/indexer/embeddings';
 import { PRETTIER_DATA, readJson, titleAndBody, type Link, type RestItem } from '../packages/indexer/src/testing/prettierCorpus.js';
 
 const { values: args } = parseArgs({

@@ -13,7 +13,7 @@ import {
   DEFAULT_OFFLINE_BATCH_SIZE,
   DEFAULT_OFFLINE_MAX_CHARS,
   type OfflineEmbedderOptions,
-} from '../packages/indexer/src/embeddings/index.js';
+} from '@engram/indexer/embeddings';
 
 const CORPUS = new URL('../../shared/data/github-prettier/corpus.json', import.meta.url).pathname;
 const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, naive: { type: 'string', default: '300' } } });

@@ -3,7 +3,7 @@
 // to 8 ms for other texts to share a batch). No cache: every text is new, as most queries are.
 // Run: npx tsx bench/query-embedding.ts [--n 40]
 import { parseArgs } from 'node:util';
-import { createCoalescingEmbedder, createOfflineEmbedder } from '../packages/indexer/src/embeddings/index.js';
+import { createCoalescingEmbedder, createOfflineEmbedder } from '@engram/indexer/embeddings';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '40' } } });
 const n = Number(values.n);

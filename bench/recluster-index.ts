@@ -10,8 +10,8 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createPgVectorStore, openDatabase, type Db } from '../packages/stores/src/index.js';
-import { assignCluster, recluster } from '../packages/indexer/src/clusters/index.js';
+import { createPgVectorStore, openDatabase, type Db } from '@engram/stores';
+import { assignCluster, recluster } from '@engram/indexer';
 
 const { values: args } = parseArgs({
   options: {

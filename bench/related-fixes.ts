@@ -9,9 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { listWorkspaces, openDatabase } from '../packages/stores/src/index.js';
-import { getRelatedGraph } from '../packages/search/src/index.js';
-import { RelatedRequest } from '../packages/contracts/src/index.js';
+import { listWorkspaces, openDatabase } from '@engram/stores';
+import { getRelatedGraph } from '@engram/search';
+import { RelatedRequest } from '@engram/contracts';
 const { values: args } = parseArgs({ options: { index: { type: 'string' }, data: { type: 'string', default: '../shared/data/github-prettier' } } });
 if (!args.index) throw new Error('--index <data dir of an Engram instance holding the dataset> is required');
 const db = await openDatabase(`pglite://${join(resolve(args.index), 'db')}`);

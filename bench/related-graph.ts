@@ -9,7 +9,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openDatabase } from '../packages/stores/src/index.js';
+import { openDatabase } from '@engram/stores';
 import { datasetIdFromUrl, linkKind, loadAuditedLinks, loadDataset, pullRequestsByCommit } from './eval/dataset.js';
 
 const { values: args } = parseArgs({ options: { data: { type: 'string', default: '../shared/data/github-prettier' }, index: { type: 'string' } } });

@@ -12,8 +12,8 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { RefRelation } from '../packages/contracts/src/index.js';
-import { IDENTITY_RELATION, listItemEdges, lockWorkspaceLinks, openDatabase, replaceItemEdges, type Db, type EdgeRow } from '../packages/stores/src/index.js';
+import type { RefRelation } from '@engram/contracts';
+import { IDENTITY_RELATION, listItemEdges, lockWorkspaceLinks, openDatabase, replaceItemEdges, type Db, type EdgeRow } from '@engram/stores';
 import { deriveEdges, type LinkedItem } from '../packages/indexer/src/links/deriveEdges.js';
 
 const { values: args } = parseArgs({ options: { data: { type: 'string' }, 'no-verify': { type: 'boolean', default: false } } });

@@ -4,7 +4,7 @@
  * (the runtime refuses to load such a model, rightly, in a server), so the runtime is pointed at a
  * hosted reranker it never calls instead.
  */
-import { createLogger, createRuntime, loadConfig, type Runtime } from '../packages/runtime/src/index.js';
+import { createLogger, createRuntime, loadConfig, type Runtime } from '@engram/runtime';
 
 const UNUSED_RERANKER = 'http://127.0.0.1:9/rerank';
 

@@ -13,9 +13,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openFirstStageRuntime } from './runtime.js';
-import { createSearchService, PATH_NAMES, type PathName } from '../packages/search/src/index.js';
-import { createLearnedReranker } from '../packages/search/src/rank/learned.js';
-import { createSqlReadModel, listWorkspaces, openSearchReadModel, refreshPlannerStats } from '../packages/stores/src/index.js';
+import { createLearnedReranker, createSearchService, PATH_NAMES, type PathName } from '@engram/search';
+import { createSqlReadModel, listWorkspaces, openSearchReadModel, refreshPlannerStats } from '@engram/stores';
 import { loadDataset, splitQueries } from './eval/dataset.js';
 
 const { values: args } = parseArgs({

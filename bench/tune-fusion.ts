@@ -11,13 +11,13 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SearchRequest } from '../packages/contracts/src/index.js';
+import { SearchRequest } from '@engram/contracts';
 import { openFirstStageRuntime } from './runtime.js';
 import { DEFAULT_FUSION, fuse, fusionSignals, recencyScore, type FusionWeights } from '../packages/search/src/fusion.js';
 import { createSearchService } from '../packages/search/src/service.js';
 import { DEFAULT_LEXICAL, type LexicalParams } from '../packages/search/src/paths/lexical.js';
 import type { Candidate } from '../packages/search/src/rank/types.js';
-import { listWorkspaces } from '../packages/stores/src/index.js';
+import { listWorkspaces } from '@engram/stores';
 import { datasetIdFromUrl, loadDataset, pullRequestsByCommit, splitQueries } from './eval/dataset.js';
 import { judgementOf, ndcgAt, type Judgement } from './eval/metrics.js';
 

@@ -6,11 +6,11 @@
  * (term coverage, proximity, recency) are removed by zeroing their fusion weight.
  */
 import { join } from 'node:path';
-import { SearchRequest } from '../../packages/contracts/src/index.js';
+import { SearchRequest } from '@engram/contracts';
 import { openFirstStageRuntime } from '../runtime.js';
-import { DEFAULT_FUSION, PATH_NAMES, type FusionWeights, type PathName } from '../../packages/search/src/fusion.js';
-import { createSearchService } from '../../packages/search/src/service.js';
-import { listWorkspaces } from '../../packages/stores/src/index.js';
+import { DEFAULT_FUSION, PATH_NAMES, type FusionWeights, type PathName } from '@engram/search';
+import { createSearchService } from '@engram/search';
+import { listWorkspaces } from '@engram/stores';
 import { datasetIdFromUrl, type Query } from './dataset.js';
 import type { Judgement } from './metrics.js';
 import type { AblationTable } from './report.js';

@@ -15,7 +15,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { tokenize } from '../../packages/text/src/index.js';
+import { tokenize } from '@engram/text';
 import { ablatePaths } from './ablation.js';
 import { lexicalBaseline } from './baseline.js';
 import { loadAuditedLinks, loadDataset, pullRequestsByCommit, splitQueries, type CorpusItem, type Dataset, type Split } from './dataset.js';

@@ -19,30 +19,46 @@ const run = promisify(execFile);
 export interface EmbeddedEngram {
   url: string;
   adminToken: string;
+  /** The `npm` process; the server is a descendant of it. */
+  pid: number;
   stop(): Promise<void>;
 }
 
-/** Starts `npm start` (api + worker in one process) on a fresh data dir and waits for /readyz. */
-export async function startEmbedded(options: { repoRoot: string; dataDir: string; port: number; adminToken: string; readyTimeoutMs?: number }): Promise<EmbeddedEngram> {
-  const { repoRoot, dataDir, port, adminToken, readyTimeoutMs = 120_000 } = options;
-  const child: ChildProcess = spawn('npm', ['start'], {
+export interface NpmProcess {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Runs `npm run <script>` in its own process group, so stop() ends npm and everything it started. */
+export function spawnNpm(repoRoot: string, script: string, env: Record<string, string>): NpmProcess {
+  const child: ChildProcess = spawn('npm', script === 'start' ? ['start'] : ['run', script], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), ENGRAM_DATA_DIR: dataDir, ENGRAM_ADMIN_TOKEN: adminToken },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
-    detached: true, // its own process group, so stop() ends npm and the server it started
+    detached: true,
   });
-  const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.pid === undefined) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     process.kill(-child.pid, 'SIGTERM');
     await exited;
   };
+  return { child, stop };
+}
+
+/**
+ * Starts `npm start` (api + worker in one process) on a fresh data dir and waits for /readyz. `env` adds
+ * to the environment (an embedding provider, or a server database for `ENGRAM_ROLE=api`).
+ */
+export async function startEmbedded(options: { repoRoot: string; dataDir: string; port: number; adminToken: string; readyTimeoutMs?: number; env?: Record<string, string> }): Promise<EmbeddedEngram> {
+  const { repoRoot, dataDir, port, adminToken, readyTimeoutMs = 120_000, env = {} } = options;
+  const { child, stop } = spawnNpm(repoRoot, 'start', { PORT: String(port), ENGRAM_DATA_DIR: dataDir, ENGRAM_ADMIN_TOKEN: adminToken, ...env });
+  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + readyTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`engram exited with code ${child.exitCode} before it was ready`);
     const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
-    if (ready) return { url, adminToken, stop };
+    if (ready) return { url, adminToken, pid: child.pid!, stop };
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   await stop();
@@ -50,7 +66,7 @@ export async function startEmbedded(options: { repoRoot: string; dataDir: string
 }
 
 /** Runs `npx engram <args> --json` against the instance and parses the one JSON object it prints. */
-export async function engramCli(engram: EmbeddedEngram, repoRoot: string, args: string[]): Promise<Record<string, unknown>> {
+export async function engramCli(engram: Pick<EmbeddedEngram, 'url' | 'adminToken'>, repoRoot: string, args: string[]): Promise<Record<string, unknown>> {
   const { stdout } = await run('npx', ['engram', ...args, '--json', '--url', engram.url, '--admin-token', engram.adminToken], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
   return JSON.parse(stdout) as Record<string, unknown>;
 }
@@ -88,7 +104,7 @@ export async function importDataset(engram: EmbeddedEngram, repoRoot: string, co
  * Waits for the re-cluster the end of an import enqueues (it also rebuilds the area model `balanced`
  * reads), as a user who imports and then searches a few seconds later would have it.
  */
-async function reclustered(engram: EmbeddedEngram, repoRoot: string, timeoutMs = 300_000): Promise<void> {
+export async function reclustered(engram: Pick<EmbeddedEngram, 'url' | 'adminToken'>, repoRoot: string, timeoutMs = 300_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const status = (await engramCli(engram, repoRoot, ['status'])) as { queues?: Record<string, { waiting: number; active: number; delayed: number }> };

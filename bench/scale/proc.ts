@@ -1,0 +1,81 @@
+/** What the operating system says about a run: process trees, resident memory, disk, load. */
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** The 1, 5 and 15 minute load averages, rounded. */
+export const loadAverage = (): [number, number, number] => loadavg().map((x) => Math.round(x * 100) / 100) as [number, number, number];
+
+interface ProcInfo {
+  pid: number;
+  ppid: number;
+  name: string;
+}
+
+function processes(): ProcInfo[] {
+  const out: ProcInfo[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const name = stat.slice(stat.indexOf('(') + 1, close);
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      out.push({ pid: Number(entry), ppid, name });
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
+}
+
+function rssBytes(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Resident memory of the server a `npm` process started: `npm -> sh -> node (tsx) -> node (server)`.
+ * `server` is the largest node process of the tree (the one running Engram, its worker threads
+ * included); `tree` sums every process of it (npm and the tsx launcher add ~100 MB).
+ */
+export function serverMemory(rootPid: number): { server: number; tree: number } {
+  const all = processes();
+  const children = new Map<number, ProcInfo[]>();
+  for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  const tree: ProcInfo[] = [];
+  const stack = all.filter((p) => p.pid === rootPid);
+  while (stack.length) {
+    const p = stack.pop()!;
+    tree.push(p);
+    stack.push(...(children.get(p.pid) ?? []));
+  }
+  const sizes = tree.map((p) => ({ p, rss: rssBytes(p.pid) }));
+  const server = Math.max(0, ...sizes.filter((s) => s.p.name.startsWith('node')).map((s) => s.rss));
+  return { server, tree: sizes.reduce((sum, s) => sum + s.rss, 0) };
+}
+
+/** Samples a tree's memory every `everyMs` until stopped; keeps the peak and the last value. */
+export function memorySampler(rootPids: number[], everyMs = 2_000): { peak(): number; last(): number; stop(): void } {
+  let peak = 0;
+  let last = 0;
+  const sample = (): void => {
+    last = rootPids.reduce((sum, pid) => sum + serverMemory(pid).server, 0);
+    peak = Math.max(peak, last);
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return { peak: () => peak, last: () => (sample(), last), stop: () => clearInterval(timer) };
+}
+
+export async function diskBytes(dir: string): Promise<number> {
+  const { stdout } = await run('du', ['-sb', dir]);
+  return Number(stdout.split(/\s/)[0]);
+}

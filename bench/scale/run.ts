@@ -1,0 +1,186 @@
+/**
+ * One run of the scale benchmark: a fresh deployment, a generated corpus imported through
+ * `engram import github --wait`, then search load idle and during a second import and its re-cluster,
+ * memory and disk. Each phase records the load average at its start and end.
+ */
+import { createOfflineEmbedder } from '@engram/indexer/embeddings';
+import { engramCli, reclustered } from '../eval/service.js';
+import type { CorpusManifest } from './corpusFiles.js';
+import { startDeployment, type DeploymentKind, type ServerStores } from './deploy.js';
+import type { SourcePull, SourceCommit } from './generate.js';
+import { filteredTotals, healthSampler, searchLoad, warmUp, type Access, type LoadResult } from './load.js';
+import { loadAverage, memorySampler } from './proc.js';
+
+export type EmbedderKind = 'offline' | 'fast';
+export const MODES = ['fast', 'balanced'] as const;
+
+export interface Phase {
+  name: string;
+  seconds: number;
+  loadStart: [number, number, number];
+  loadEnd: [number, number, number];
+}
+
+export interface IngestResult {
+  items: number;
+  files: number;
+  seconds: number;
+  itemsPerS: number;
+  indexed: number;
+  failed: number;
+  /** The re-cluster (and area model) the import's end enqueues, from the import's end until idle. */
+  reclusterSeconds: number;
+}
+
+export interface RunResult {
+  deployment: DeploymentKind;
+  embedder: EmbedderKind;
+  size: number;
+  startedAt: string;
+  phases: Phase[];
+  ingest?: IngestResult;
+  /** mode -> clients -> result */
+  search: Record<string, Record<string, LoadResult>>;
+  /** `finished` is false when the import and its re-cluster outlasted the phase's cap (`importSeconds` is then the cap). */
+  duringImport?: { items: number; finished: boolean; importSeconds: number; load: LoadResult; healthz: Awaited<ReturnType<ReturnType<typeof healthSampler>['stop']>> };
+  memory?: { afterImportBytes: number; peakBytes: number };
+  disk?: { bytes: number; bytesPerItem: number };
+  totals?: Awaited<ReturnType<typeof filteredTotals>>;
+  error?: string;
+}
+
+export interface RunContext {
+  repoRoot: string;
+  port: number;
+  durationS: number;
+  /** Longest the search-during-import phase runs, s; the import may be left unfinished. */
+  maxDuringS: number;
+  queries: string[];
+  stores?: ServerStores;
+  embedderEnv: (kind: EmbedderKind) => Record<string, string>;
+  log: (message: string) => void;
+  /** Called after every phase, so a run that fails later still leaves a report. */
+  checkpoint: (result: RunResult) => Promise<void>;
+}
+
+async function phase<T>(result: RunResult, name: string, ctx: RunContext, fn: () => Promise<T>): Promise<T> {
+  const loadStart = loadAverage();
+  const t0 = performance.now();
+  ctx.log(`${result.deployment}/${result.embedder}/${result.size}: ${name} (load ${loadStart.join(' ')})`);
+  try {
+    return await fn();
+  } finally {
+    result.phases.push({ name, seconds: Math.round((performance.now() - t0) / 100) / 10, loadStart, loadEnd: loadAverage() });
+    await ctx.checkpoint(result);
+  }
+}
+
+type Status = { queues?: Record<string, { waiting: number; active: number; delayed: number }> };
+
+/** Imports every file of a corpus at once, each through `engram import github --wait`. */
+async function importAll(engram: { url: string; adminToken: string }, ctx: RunContext, workspaceId: string, manifest: CorpusManifest): Promise<{ seconds: number; indexed: number; failed: number }> {
+  const t0 = performance.now();
+  const results = await Promise.all(
+    manifest.files.map((f) => engramCli(engram, ctx.repoRoot, ['import', 'github', '--workspace', workspaceId, '--repo', f.repo, '--file', f.file, '--wait', '--poll-ms', '2000'])),
+  );
+  return {
+    seconds: (performance.now() - t0) / 1000,
+    indexed: results.reduce((sum, r) => sum + Number(r.indexed ?? 0), 0),
+    failed: results.reduce((sum, r) => sum + Number(r.failed ?? 0), 0),
+  };
+}
+
+/** The offline encoder alone on texts of the corpus (title + body, as items are embedded): texts/s. */
+export async function encoderThroughput(texts: string[]): Promise<{ texts: number; seconds: number; textsPerS: number; loadStart: number[]; loadEnd: number[] }> {
+  const loadStart = loadAverage();
+  const embedder = await createOfflineEmbedder();
+  await embedder.embed(texts.slice(0, 8));
+  const t0 = performance.now();
+  await embedder.embed(texts);
+  const seconds = (performance.now() - t0) / 1000;
+  await embedder.close();
+  return { texts: texts.length, seconds: Math.round(seconds * 10) / 10, textsPerS: Math.round((texts.length / seconds) * 10) / 10, loadStart, loadEnd: loadAverage() };
+}
+
+export const itemText = (item: SourcePull | SourceCommit): string => (item.type === 'pull_request' ? `${item.title}\n\n${item.body ?? ''}`.trim() : item.commit.message);
+
+export async function runScale(
+  ctx: RunContext,
+  spec: { deployment: DeploymentKind; embedder: EmbedderKind; size: number; corpus: CorpusManifest; extra: CorpusManifest },
+): Promise<RunResult> {
+  const result: RunResult = { deployment: spec.deployment, embedder: spec.embedder, size: spec.size, startedAt: new Date().toISOString(), phases: [], search: {} };
+  const deployment = await phase(result, 'start', ctx, () =>
+    startDeployment({ kind: spec.deployment, repoRoot: ctx.repoRoot, port: ctx.port, env: ctx.embedderEnv(spec.embedder), stores: ctx.stores }),
+  );
+  const memory = memorySampler(deployment.pids);
+  try {
+    const workspace = await engramCli(deployment, ctx.repoRoot, ['workspace', 'create', '--name', `scale-${spec.size}`]);
+    const workspaceId = String(workspace.id);
+    const key = String((await engramCli(deployment, ctx.repoRoot, ['key', 'create', '--workspace', workspaceId])).key);
+    const access: Access = { url: deployment.url, workspaceId, key };
+
+    await phase(result, 'import', ctx, async () => {
+      const imported = await importAll(deployment, ctx, workspaceId, spec.corpus);
+      const t1 = performance.now();
+      await reclustered(deployment, ctx.repoRoot, 3 * 3600_000);
+      result.ingest = {
+        items: spec.corpus.count, files: spec.corpus.files.length, seconds: Math.round(imported.seconds * 10) / 10,
+        itemsPerS: Math.round((spec.corpus.count / imported.seconds) * 10) / 10, indexed: imported.indexed, failed: imported.failed,
+        reclusterSeconds: Math.round((performance.now() - t1) / 100) / 10,
+      };
+    });
+    result.memory = { afterImportBytes: memory.last(), peakBytes: memory.peak() };
+    const bytes = await deployment.disk();
+    result.disk = { bytes, bytesPerItem: Math.round(bytes / spec.corpus.count) };
+
+    for (const mode of MODES) {
+      result.search[mode] = {};
+      await warmUp(access, mode, ctx.queries);
+      for (const connections of [1, 16]) {
+        await phase(result, `search ${mode} x${connections}`, ctx, async () => {
+          result.search[mode]![String(connections)] = await searchLoad(access, { mode, queries: ctx.queries, connections, durationS: ctx.durationS });
+        });
+      }
+    }
+    await phase(result, 'meta.total with a filter', ctx, async () => {
+      result.totals = await filteredTotals(access, ctx.queries.slice(0, 40));
+    });
+
+    await phase(result, 'search fast x16 during an import and a re-cluster', ctx, async () => {
+      const health = healthSampler(deployment.url);
+      let importDoneAt = 0;
+      let importSeconds = 0;
+      const t0 = performance.now();
+      const importing = importAll(deployment, ctx, workspaceId, spec.extra).then((r) => {
+        importDoneAt = performance.now();
+        importSeconds = r.seconds;
+      });
+      const quiet = async (): Promise<boolean> => {
+        // The drain's re-cluster is enqueued with a 5 s delay by the last indexing job: look after that.
+        if (!importDoneAt || performance.now() - importDoneAt < 8_000) return false;
+        const response = await fetch(`${deployment.url}/admin/status`, { headers: { authorization: `Bearer ${deployment.adminToken}` } });
+        const status = (await response.json()) as Status;
+        const q = status.queues?.['cluster.recluster'];
+        const indexing = status.queues?.['index.event'];
+        return Boolean(q && indexing && q.waiting + q.active + q.delayed + indexing.waiting + indexing.active === 0);
+      };
+      // Until the import is indexed and its re-cluster has run (it starts ~5 s after the queue drains).
+      const load = await searchLoad(access, { mode: 'fast', queries: ctx.queries, connections: 16, durationS: Math.max(ctx.durationS, 15), until: quiet, maxDurationS: ctx.maxDuringS });
+      const finished = await quiet().catch(() => false);
+      const healthz = await health.stop();
+      result.duringImport = { items: spec.extra.count, finished, importSeconds: Math.round((importSeconds || (performance.now() - t0) / 1000) * 10) / 10, load, healthz };
+      // An unfinished import is left to the server, which stops next.
+      if (finished) await importing;
+      else void importing.catch(() => undefined);
+    });
+    result.memory = { afterImportBytes: result.memory.afterImportBytes, peakBytes: memory.peak() };
+  } catch (err) {
+    result.error = err instanceof Error ? err.message : String(err);
+    ctx.log(`run failed: ${result.error}`);
+  } finally {
+    memory.stop();
+    await deployment.stop();
+    await ctx.checkpoint(result);
+  }
+  return result;
+}
