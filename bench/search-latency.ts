@@ -54,9 +54,10 @@ try {
   for (const read of reads) for (const q of queries.slice(0, 10)) await run(read, q.query);
   const samples: Record<string, Record<string, number[]>> = Object.fromEntries(reads.map((r) => [r, { wall: [] }]));
   const same: boolean[] = [];
-  for (const q of queries) {
+  for (const [n, q] of queries.entries()) {
     const ids: string[][] = [];
-    for (const read of reads) {
+    // Alternate which read model goes first: the first pays the query's embedding (then cached).
+    for (const read of n % 2 ? [...reads].reverse() : reads) {
       const started = performance.now();
       const outcome = await run(read, q.query);
       samples[read]!.wall!.push(performance.now() - started);
@@ -64,6 +65,7 @@ try {
       ids.push(outcome.results.map((r) => r.id));
     }
     if (ids.length === 2) same.push(JSON.stringify(ids[0]) === JSON.stringify(ids[1]));
+    // (Each model's page is compared as a set of ids in order; which ran first does not matter.)
   }
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
   const p50 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

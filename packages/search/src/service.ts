@@ -4,6 +4,7 @@ import { lexemes } from '@engram/text';
 import { createAreaModelCache } from './areaLift.js';
 import { toItemFilter } from './filters.js';
 import { DEFAULT_FUSION, type PathName } from './fusion.js';
+import { createActorDirectoryCache } from './paths/actor.js';
 import { createCentroidCache } from './paths/cluster.js';
 import { DEFAULT_LEXICAL } from './paths/lexical.js';
 import { fuseCandidates } from './pipeline/fuse.js';
@@ -25,6 +26,7 @@ export type { QueryEmbedder, SearchDeps, SearchOptions, SearchOutcome } from './
 export function createSearchService(deps: SearchDeps) {
   const read = deps.read ?? openSearchReadModel(deps.db);
   const centroids = createCentroidCache(deps.db);
+  const actors = createActorDirectoryCache(deps.db);
   const areaModel = createAreaModelCache(deps.db);
   const embedder = memoizeEmbedder(deps.embedder);
 
@@ -49,7 +51,7 @@ export function createSearchService(deps: SearchDeps) {
       filter: toItemFilter(workspaceId, request.filters),
     };
 
-    const retrieved = await retrieve({ db: deps.db, read, vectors: deps.vectors, embedder, centroids, lexical }, question, runs);
+    const retrieved = await retrieve({ db: deps.db, read, vectors: deps.vectors, embedder, centroids, actors, lexical }, question, runs);
     // Text only for what the second stage scores or the page shows.
     const requestedMode = request.mode;
     const pageEnd = request.offset + request.limit;

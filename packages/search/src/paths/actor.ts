@@ -1,21 +1,64 @@
-import { actorsExpertIn, actorsNamed, itemsOfActors, type Queryable } from '@engram/stores';
+import { actorDirectory, itemsOfActors, type Db, type Queryable } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
 import { timed, type PathResult } from './types.js';
 
 const ROLE_WEIGHT: Record<string, number> = { author: 1, assignee: 0.8, reviewer: 0.6, creator: 0.6, committer: 0.4, merger: 0.3, commenter: 0.3 };
+
+interface Directory {
+  /** Identity value (login, name) -> actors. */
+  named: Map<string, string[]>;
+  /** Lower-cased expertise domain -> actors. */
+  experts: Map<string, string[]>;
+}
+
+/**
+ * Each workspace's people (identities and expertise domains), kept until this process writes to the
+ * database again (`writeCount`): on an index at rest they are read once, not twice a search. (Another
+ * process's writes are not seen this way: on a Postgres server, where several processes write, the
+ * directory is read again after a minute.)
+ */
+export function createActorDirectoryCache(db: Db) {
+  const maxAgeMs = db.kind === 'pglite' ? Infinity : 60_000;
+  const cache = new Map<string, { at: number; writes: number; directory: Promise<Directory> }>();
+  return (workspaceId: string): Promise<Directory> => {
+    const hit = cache.get(workspaceId);
+    if (hit && hit.writes === db.writeCount() && Date.now() - hit.at < maxAgeMs) return hit.directory;
+    const directory = actorDirectory(db, workspaceId).then(({ identities, domains }) => {
+      const named = new Map<string, string[]>();
+      for (const { actorId, value } of identities) named.set(value, [...(named.get(value) ?? []), actorId]);
+      const experts = new Map<string, string[]>();
+      for (const { actorId, domains: list } of domains) for (const d of new Set(list.map((x) => x.toLowerCase()))) experts.set(d, [...(experts.get(d) ?? []), actorId]);
+      return { named, experts };
+    });
+    cache.set(workspaceId, { at: Date.now(), writes: db.writeCount(), directory });
+    directory.catch(() => cache.delete(workspaceId));
+    return directory;
+  };
+}
+export type ActorDirectoryCache = ReturnType<typeof createActorDirectoryCache>;
 
 /**
  * The actor path. Two signals: a person the query names (`@kovsu`, "fisker's change") -> what they
  * authored, reviewed or were assigned; and people whose expertise matches the query's terms -> their
  * work on those terms. Returns the matched actors too, for `context.relevantActors`.
  */
-export function actorPath(db: Queryable, filter: ItemFilter, input: { terms: string[]; words: string[]; k: number }): Promise<PathResult & { actorIds: string[] }> {
+export function actorPath(
+  db: Queryable,
+  directoryOf: ActorDirectoryCache,
+  filter: ItemFilter,
+  input: { terms: string[]; words: string[]; k: number },
+): Promise<PathResult & { actorIds: string[] }> {
   let actorIds: string[] = [];
   return timed(async () => {
-    const [named, expert] = await Promise.all([actorsNamed(db, filter.workspaceId, input.words), actorsExpertIn(db, filter.workspaceId, input.terms, 5)]);
+    const directory = await directoryOf(filter.workspaceId);
+    const named = new Set(input.words.flatMap((w) => directory.named.get(w) ?? []));
+    // People whose expertise domains hold most of the query's terms: the five with the most.
+    const hits = new Map<string, number>();
+    for (const t of new Set(input.terms)) for (const id of directory.experts.get(t) ?? []) hits.set(id, (hits.get(id) ?? 0) + 1);
+    const expert = [...hits].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5);
     const weight = new Map<string, number>();
     for (const id of named) weight.set(id, 1);
-    for (const r of expert) if (!weight.has(r.id)) weight.set(r.id, Math.min(0.5, 0.2 * r.hits));
+    for (const [id, n] of expert) if (!weight.has(id)) weight.set(id, Math.min(0.5, 0.2 * n));
     actorIds = [...weight.keys()];
     if (actorIds.length === 0) return { scores: new Map() };
     const rows = await itemsOfActors(db, filter, actorIds, input.k * 4);

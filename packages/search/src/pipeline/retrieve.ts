@@ -1,6 +1,6 @@
 import type { Db, SearchReadModel, VectorStore } from '@engram/stores';
 import type { PathName } from '../fusion.js';
-import { actorPath } from '../paths/actor.js';
+import { actorPath, type ActorDirectoryCache } from '../paths/actor.js';
 import { clusterPath, type CentroidCache } from '../paths/cluster.js';
 import { entityPath } from '../paths/entity.js';
 import { lexicalPath, type LexicalParams } from '../paths/lexical.js';
@@ -18,6 +18,7 @@ export interface RetrieveDeps {
   vectors: VectorStore;
   embedder: QueryEmbedder;
   centroids: CentroidCache;
+  actors: ActorDirectoryCache;
   lexical: LexicalParams;
 }
 
@@ -32,7 +33,7 @@ export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathNa
   const [lexical, entity, actor, vector, cluster] = await Promise.all([
     runs('lexical') ? lexicalPath(deps.read, q.filter, q.terms, deps.lexical) : { ...emptyPath(), matched: 0 },
     runs('entity') ? entityPath(deps.read, q.filter, queryEntities(q.topic), PATH_K) : emptyPath(),
-    runs('actor') ? actorPath(deps.db, q.filter, { terms: q.terms, words: q.words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
+    runs('actor') ? actorPath(deps.db, deps.actors, q.filter, { terms: q.terms, words: q.words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
     runs('vector') && embedding ? embedding.then((e) => vectorPath(deps.vectors, q.filter, e.vector, PATH_K)) : emptyPath(),
     runs('cluster') && embedding
       ? embedding.then((e) => clusterPath(deps.db, deps.centroids, q.filter, e.vector, { clusters: 3, k: PATH_K, floor: 0.35 }))

@@ -52,3 +52,15 @@ export async function clusterMembers(db: Queryable, filter: ItemFilter, clusterI
   );
   return res.rows.map((r) => ({ id: r.id, clusterId: r.cluster_id, similarity: r.similarity }));
 }
+
+/** A workspace's people as the actor path matches them: identity values (not e-mails) and expertise domains. */
+export async function actorDirectory(db: Queryable, workspaceId: string): Promise<{ identities: { actorId: string; value: string }[]; domains: { actorId: string; domains: string[] }[] }> {
+  const [identities, actors] = await Promise.all([
+    db.query<{ actor_id: string; value: string }>(`SELECT actor_id, value FROM actor_identities WHERE workspace_id = $1 AND kind <> 'email'`, [workspaceId]),
+    db.query<{ id: string; expertise_domains: string[] }>('SELECT id, expertise_domains FROM actors WHERE workspace_id = $1 AND cardinality(expertise_domains) > 0', [workspaceId]),
+  ]);
+  return {
+    identities: identities.rows.map((r) => ({ actorId: r.actor_id, value: r.value })),
+    domains: actors.rows.map((r) => ({ actorId: r.id, domains: r.expertise_domains })),
+  };
+}
