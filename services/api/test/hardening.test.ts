@@ -134,7 +134,7 @@ describe('hardening over HTTP', () => {
     const file = join(s.dataDir, 'corpus.jsonl');
     await writeFile(file, [commit('good one'), commit('bad \u0000 one'), commit('good two')].map((o) => JSON.stringify(o)).join('\n'));
     const cli = (args: string[]) =>
-      promisify(execFile)('npx', ['tsx', 'services/cli/src/main.ts', '--url', s.base, '--admin-token', ADMIN_TOKEN, '--json', ...args], { cwd: join(import.meta.dirname, '../../..') }).then(
+      promisify(execFile)('node', ['services/cli/bin/engram.js', '--url', s.base, '--admin-token', ADMIN_TOKEN, '--json', ...args], { cwd: join(import.meta.dirname, '../../..') }).then(
         (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
         (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
       );

@@ -64,7 +64,7 @@ describe('keys, connections and workspaces: list, revoke, rotate, delete', () =>
   it('the CLI lists, rotates and revokes keys', async () => {
     const t = await s.tenant();
     const cli = async (args: string[]) => {
-      const r = await promisify(execFile)('npx', ['tsx', 'services/cli/src/main.ts', '--url', s.base, '--admin-token', ADMIN_TOKEN, '--json', ...args], { cwd: join(import.meta.dirname, '../../..') });
+      const r = await promisify(execFile)('node', ['services/cli/bin/engram.js', '--url', s.base, '--admin-token', ADMIN_TOKEN, '--json', ...args], { cwd: join(import.meta.dirname, '../../..') });
       return JSON.parse(r.stdout) as Body;
     };
     expect((await cli(['key', 'list', '--workspace', t.workspaceId])).keys).toHaveLength(1);
