@@ -13,29 +13,7 @@ export interface EdgeRow {
  * upserted (unique per source, target, type; the higher confidence and its key win).
  */
 export async function replaceItemEdges(tx: Queryable, input: { workspaceId: string; itemId: string; edges: readonly EdgeRow[] }): Promise<void> {
-  const { edges } = input;
-  await tx.query(
-    `DELETE FROM edges e WHERE (e.source_id = $1 OR e.target_id = $1)
-       AND NOT EXISTS (SELECT 1 FROM unnest($2::text[], $3::text[], $4::text[]) AS k(s, t, y) WHERE k.s = e.source_id AND k.t = e.target_id AND k.y = e.type)`,
-    [input.itemId, edges.map((e) => e.sourceId), edges.map((e) => e.targetId), edges.map((e) => e.type)],
-  );
-  if (edges.length === 0) return;
-  await tx.query(
-    `INSERT INTO edges (workspace_id, source_id, target_id, type, linking_key, confidence)
-     SELECT $1, e.s, e.t, e.y, e.k, e.c FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::real[]) AS e(s, t, y, k, c)
-     ORDER BY e.s, e.t, e.y
-     ON CONFLICT (source_id, target_id, type) DO UPDATE SET
-       linking_key = CASE WHEN EXCLUDED.confidence > edges.confidence THEN EXCLUDED.linking_key ELSE edges.linking_key END,
-       confidence = GREATEST(edges.confidence, EXCLUDED.confidence)`,
-    [
-      input.workspaceId,
-      edges.map((e) => e.sourceId),
-      edges.map((e) => e.targetId),
-      edges.map((e) => e.type),
-      edges.map((e) => e.linkingKey),
-      edges.map((e) => e.confidence),
-    ],
-  );
+  await replaceItemsEdges(tx, { workspaceId: input.workspaceId, itemIds: [input.itemId], edges: input.edges });
 }
 
 /** Edges where the item is source or target. */

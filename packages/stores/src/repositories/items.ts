@@ -67,27 +67,7 @@ export async function getItemState(db: Queryable, itemId: string): Promise<ItemS
  * stored. Returns the item's distinct indexed terms.
  */
 export async function upsertItem(tx: Queryable, item: ItemRow, lexical: LexicalFields): Promise<string[]> {
-  const res = await tx.query<{ terms: string[] }>(
-    `INSERT INTO items (id, workspace_id, connection_id, source, type, external_id, url, title, content, snippet, container, state,
-       labels, files, actor_names, metadata, occurred_at, source_updated_at, content_hash, search_vector, lexical_length, indexed_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-       setweight(to_tsvector('simple', $20), 'A') || setweight(to_tsvector('simple', $21), 'B') || setweight(to_tsvector('simple', $22), 'C'),
-       $23, now())
-     ON CONFLICT (id) DO UPDATE SET connection_id = EXCLUDED.connection_id, type = EXCLUDED.type, url = EXCLUDED.url,
-       title = EXCLUDED.title, content = EXCLUDED.content, snippet = EXCLUDED.snippet, container = EXCLUDED.container,
-       state = EXCLUDED.state, labels = EXCLUDED.labels, files = EXCLUDED.files, actor_names = EXCLUDED.actor_names,
-       metadata = EXCLUDED.metadata, occurred_at = EXCLUDED.occurred_at, source_updated_at = EXCLUDED.source_updated_at,
-       content_hash = EXCLUDED.content_hash, search_vector = EXCLUDED.search_vector, lexical_length = EXCLUDED.lexical_length,
-       indexed_at = now()
-     RETURNING tsvector_to_array(search_vector) AS terms`,
-    [
-      item.id, item.workspaceId, item.connectionId, item.source, item.type, item.externalId, item.url, item.title, item.content,
-      item.snippet, item.container, item.state, item.labels, item.files, item.actorNames, JSON.stringify(item.metadata),
-      item.occurredAt, item.sourceUpdatedAt, item.contentHash, lexical.title, lexical.body, lexical.other, lexical.length,
-    ],
-  );
-  await refreshPostings(tx, item.id);
-  return res.rows[0]?.terms ?? [];
+  return (await upsertItems(tx, [{ item, lexical }])).get(item.id) ?? [];
 }
 
 /** Rewrites an item's postings from its stored `search_vector`, in the caller's transaction. */

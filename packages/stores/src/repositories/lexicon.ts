@@ -5,21 +5,7 @@ import type { Queryable } from '../db.js';
  * -1 for terms it lost. One statement in term order, so concurrent indexers lock rows in the same order.
  */
 export async function applyLexiconChange(tx: Queryable, workspaceId: string, before: readonly string[], after: readonly string[]): Promise<void> {
-  const old = new Set(before);
-  const now = new Set(after);
-  const delta = new Map<string, number>();
-  for (const t of now) if (!old.has(t)) delta.set(t, 1);
-  for (const t of old) if (!now.has(t)) delta.set(t, -1);
-  if (delta.size === 0) return;
-  const terms = [...delta.keys()].sort();
-  await tx.query(
-    `INSERT INTO lexicon (workspace_id, term, df)
-     SELECT $1, t.term, t.d FROM unnest($2::text[], $3::int[]) AS t(term, d) ORDER BY t.term
-     ON CONFLICT (workspace_id, term) DO UPDATE SET df = lexicon.df + EXCLUDED.df`,
-    [workspaceId, terms, terms.map((t) => delta.get(t) ?? 0)],
-  );
-  const removed = terms.filter((t) => (delta.get(t) ?? 0) < 0);
-  if (removed.length > 0) await tx.query('DELETE FROM lexicon WHERE workspace_id = $1 AND term = ANY($2::text[]) AND df <= 0', [workspaceId, removed]);
+  await applyLexiconChanges(tx, workspaceId, [{ before, after }]);
 }
 
 /** Document frequency of each term (terms absent from the workspace are left out). */

@@ -22,14 +22,7 @@ export interface KeyMatch {
 
 /** Replaces every identity key and reference of an item. */
 export async function replaceItemRefs(tx: Queryable, input: { workspaceId: string; itemId: string; refs: readonly ItemRefRow[] }): Promise<void> {
-  await tx.query('DELETE FROM item_refs WHERE item_id = $1', [input.itemId]);
-  if (input.refs.length === 0) return;
-  await tx.query(
-    `INSERT INTO item_refs (workspace_id, item_id, key, relation, confidence)
-     SELECT $1, $2, r.key, r.relation, r.confidence FROM unnest($3::text[], $4::text[], $5::real[]) AS r(key, relation, confidence)
-     ON CONFLICT (item_id, key, relation) DO UPDATE SET confidence = GREATEST(item_refs.confidence, EXCLUDED.confidence)`,
-    [input.workspaceId, input.itemId, input.refs.map((r) => r.key), input.refs.map((r) => r.relation), input.refs.map((r) => r.confidence)],
-  );
+  await replaceItemsRefs(tx, input.workspaceId, [{ itemId: input.itemId, refs: input.refs }]);
 }
 
 export async function listItemRefs(db: Queryable, itemId: string): Promise<ItemRefRow[]> {
