@@ -70,4 +70,19 @@ describe('/metrics', () => {
     expect(sample(text, 'engram_ready')).toBe(1);
     expect(text).not.toContain('ghp_x');
   });
+
+  it('counts the jobs this process runs, by queue and outcome', async () => {
+    await scrape();
+    let ran = 0;
+    api.runtime.queue.process({
+      'actors.expertise': async () => {
+        ran++;
+      },
+    });
+    await api.runtime.queue.enqueue('actors.expertise', { workspaceId: tenant.workspaceId, actorIds: [] }, { jobId: 'metrics-test-job' });
+    for (let i = 0; i < 100 && ran === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { text } = await scrape();
+    expect(sample(text, 'engram_jobs_total', { queue: 'actors.expertise', outcome: 'completed' })).toBe(1);
+  });
 });

@@ -3,8 +3,8 @@
  * and the search response's `latency` fields), the embedders wrapped in place (so the indexer and the
  * search service, which already hold them, are counted), and `GET /metrics` behind the admin token.
  *
- * Job outcomes: the queue's own counts (`engram_queue_jobs`) are read at scrape time; `observeJob` is
- * ready for the queue observer's metrics hook, to add per-process counters with retries.
+ * Job outcomes: the queue's own counts (`engram_queue_jobs`) are read at scrape time, and every handler
+ * run this process makes is counted through the queue's observer hook (`observeJob`, retries included).
  */
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Runtime } from '@engram/runtime';
@@ -44,6 +44,8 @@ export function metricsFor(runtime: Runtime): Metrics {
     byRuntime.set(runtime, metrics);
     instrumentEmbedder(runtime.embedder, 'index', metrics);
     instrumentEmbedder(runtime.queryEmbedder, 'query', metrics);
+    const counted = metrics;
+    runtime.queue.observe({ onJob: (event) => counted.observeJob(event) });
   }
   return metrics;
 }
