@@ -2,5 +2,5 @@ export * from './config.js';
 export * from './logger.js';
 export * from './runtime.js';
 export * from './secrets.js';
-export * from './jobs.js';
+export * from './jobs/index.js';
 export * from './process.js';

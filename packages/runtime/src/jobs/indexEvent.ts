@@ -1,0 +1,28 @@
+import type { Indexer } from '@engram/indexer';
+import type { JobHandlers } from '@engram/queue';
+import type { Runtime } from '../runtime.js';
+import { rebuildWhenQuiet } from './recluster.js';
+
+/**
+ * `index.event`: one staged event becomes one indexed item (concurrent jobs share batches in the
+ * indexer). New items re-cluster the workspace soon after a burst (at most one re-cluster per workspace
+ * per ten minutes), besides the periodic schedule: merges reunite what concurrent assignment split. And
+ * once more when the backlog drains (an import or a sync page is done), once no indexing is left
+ * running, so the clusters and the area model hold what the burst's later events brought. Actors whose
+ * items changed get their expertise refreshed.
+ */
+export function indexEventHandler(runtime: Runtime, indexer: Indexer): Pick<JobHandlers, 'index.event'> {
+  const { queue } = runtime;
+  return {
+    'index.event': async ({ workspaceId, eventId }) => {
+      const outcome = await indexer.indexEvent(eventId);
+      if (outcome.status === 'indexed') {
+        await queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${Math.floor(Date.now() / 600_000)}`, delayMs: 5_000 });
+        if ((await queue.depths())['index.event'].waiting === 0) await rebuildWhenQuiet(runtime, workspaceId);
+      }
+      if (outcome.actorIds.length > 0) {
+        await queue.enqueue('actors.expertise', { workspaceId, actorIds: outcome.actorIds }, { jobId: `expertise:${workspaceId}:${outcome.actorIds.slice().sort().join(',')}`, delayMs: 2_000 });
+      }
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { rebuildAreaModel, recluster } from '@engram/indexer';
+import type { JobHandlers } from '@engram/queue';
+import { getAreaModelVersion, refreshPlannerStatsByTable } from '@engram/stores';
+import type { Runtime } from '../runtime.js';
+
+/** How long a re-cluster waiting for indexing to go quiet sleeps between looks. */
+const QUIET_POLL_MS = 5_000;
+
+/**
+ * One re-cluster per build of the area model once indexing is quiet: every drain seen while the model
+ * is build B asks for the job `after:B`, so drains collapse into one job until it has rebuilt, and a
+ * drain after that asks for a new one. (An event finishing during the rebuild itself still sees B and
+ * waits for the next drain or the schedule.)
+ */
+export async function rebuildWhenQuiet(runtime: Runtime, workspaceId: string): Promise<void> {
+  const built = await getAreaModelVersion(runtime.db, workspaceId);
+  await runtime.queue.enqueue('cluster.recluster', { workspaceId, whenQuiet: true }, { jobId: `recluster:${workspaceId}:after:${built?.builtAt ?? 'none'}`, delayMs: QUIET_POLL_MS });
+}
+
+/**
+ * `cluster.recluster`: re-clusters a workspace, rebuilds its area model and refreshes planner
+ * statistics. A `whenQuiet` job waits (re-enqueuing itself) until no indexing is waiting or running.
+ */
+export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.recluster'> {
+  const { db, vectors, queue, logger } = runtime;
+  return {
+    'cluster.recluster': async ({ workspaceId, whenQuiet }) => {
+      if (whenQuiet) {
+        const indexing = (await queue.depths())['index.event'];
+        if (indexing.waiting + indexing.active > 0) {
+          await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet }, { jobId: `recluster:${workspaceId}:quiet:${Date.now()}`, delayMs: QUIET_POLL_MS });
+          return;
+        }
+      }
+      // Each step reads and writes in small slices with yields between them and computes in a worker
+      // thread, so on the embedded default the api keeps answering while it runs.
+      let started = performance.now();
+      const res = await recluster(db, vectors, workspaceId);
+      logger.info({ workspaceId, ...res, ms: Math.round(performance.now() - started) }, 'recluster done');
+      // The area model follows the same bursts: new changes bring new files and titles.
+      started = performance.now();
+      const areas = await rebuildAreaModel(db, workspaceId);
+      logger.info({ workspaceId, ...areas, ms: Math.round(performance.now() - started) }, 'area model rebuilt');
+      // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow.
+      await refreshPlannerStatsByTable(db, () => new Promise((resolve) => setImmediate(resolve)));
+    },
+  };
+}
