@@ -168,10 +168,19 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     const sql = createSqlReadModel(db);
     const memory = createMemoryReadModel(db, sql);
     expect(await memory.loaded()).toBe(true);
+    // A second workspace re-indexed in the same catch-ups: each workspace's lists compact by its own documents.
+    const other = await testWorkspace(db, 'readmodel-churn-other');
+    await write(db, other, { n: 2, title: 'release steady', body: 'a release that stays' }, p);
     for (let round = 0; round < 80; round++) {
+      // Twice a round, so the two workspaces' live documents sit at different ordinals; first, so its
+      // workspace comes first in each catch-up page.
+      await write(db, other, { n: 3, title: `release other ${round}`, body: `other release ${round}` }, p);
+      await write(db, other, { n: 3, title: `release other ${round} again`, body: `other release ${round}` }, p);
       await write(db, ws, { n: 1, title: `release ${round}`, body: `notes for release ${round} release` }, p);
-      if (round % 20 === 0) await memory.refresh();
+      if (round % 40 === 39) await memory.refresh();
     }
+    expect(await snapshot(memory, { workspaceId: other }, ['release', 'steady', 'other'], [], [])).toEqual(await snapshot(createSqlReadModel(db), { workspaceId: other }, ['release', 'steady', 'other'], [], []));
+    expect(await snapshot(memory, { workspaceId: ws }, ['release', 'notes', '79'], [], [])).toEqual(await snapshot(createSqlReadModel(db), { workspaceId: ws }, ['release', 'notes', '79'], [], []));
     const read = await memory.postings({ workspaceId: ws }, ['release']);
     const list = read.lists[0]!;
     expect(list.df).toBe(1);

@@ -38,6 +38,9 @@ class WorkspaceIndex {
   readonly commitsOf = new Map<string, Set<string>>();
   documents = 0;
   totalLength = 0;
+  /** Lists and entities that lost a document since the last `compactRetired`. */
+  private readonly retiredLists = new Set<GrowingPostingList>();
+  private readonly retiredEntities = new Set<EntityEntry>();
 
   isLive = (doc: number): boolean => this.alive[doc] === 1;
 
@@ -48,16 +51,22 @@ class WorkspaceIndex {
     this.alive[doc] = 0;
     this.documents--;
     this.totalLength -= this.length[doc]!;
-    for (const t of this.termsOf[doc]!) this.lists[t]!.retire();
+    for (const t of this.termsOf[doc]!) {
+      const list = this.lists[t]!;
+      list.retire();
+      this.retiredLists.add(list);
+    }
     for (const e of this.entitiesOf[doc]!) {
-      this.entities[e]!.live--;
-      this.entities[e]!.dead++;
+      const entry = this.entities[e]!;
+      entry.live--;
+      entry.dead++;
+      this.retiredEntities.add(entry);
     }
     this.termsOf[doc] = EMPTY;
     this.entitiesOf[doc] = EMPTY;
   }
 
-  add(row: ItemRowRead, postings: readonly PostingRowRead[], mentions: readonly MentionRowRead[]): Set<GrowingPostingList> {
+  add(row: ItemRowRead, postings: readonly PostingRowRead[], mentions: readonly MentionRowRead[]): void {
     this.retire(row.id);
     const doc = this.ids.length;
     if (doc >= this.alive.length) {
@@ -75,7 +84,6 @@ class WorkspaceIndex {
     this.actorNames.push(row.actor_names);
     this.documents++;
     this.totalLength += row.lexical_length;
-    const touched = new Set<GrowingPostingList>();
     const terms = new Int32Array(postings.length);
     postings.forEach((p, i) => {
       let t = this.termIndex.get(p.term);
@@ -87,7 +95,6 @@ class WorkspaceIndex {
       const list = this.lists[t]!;
       list.append(doc, packFields(p.weights), p.positions);
       terms[i] = t;
-      touched.add(list);
     });
     this.termsOf.push(terms);
     const entities = new Int32Array(mentions.length);
@@ -107,7 +114,14 @@ class WorkspaceIndex {
       entities[i] = e;
     });
     this.entitiesOf.push(entities);
-    return touched;
+  }
+
+  /** Drops dead postings and mentions from the lists that lost documents, where they are most of the list. */
+  compactRetired(): void {
+    for (const list of this.retiredLists) if (list.wasteful) list.compact(this.isLive);
+    for (const entry of this.retiredEntities) this.compactEntity(entry);
+    this.retiredLists.clear();
+    this.retiredEntities.clear();
   }
 
   unlinkChanges(itemId: string): void {
@@ -206,10 +220,9 @@ export function createMemoryReadModel(db: Db, fallback: SearchReadModel, options
     ]);
     const postingsOf = groupBy(postings.rows, (p) => p.item_id);
     const mentionsOf = groupBy(mentions.rows, (m) => m.item_id);
-    const touched = new Set<GrowingPostingList>();
     for (const row of rows) {
       const ws = workspace(row.workspace_id);
-      for (const list of ws.add(row, postingsOf.get(row.id) ?? [], mentionsOf.get(row.id) ?? [])) touched.add(list);
+      ws.add(row, postingsOf.get(row.id) ?? [], mentionsOf.get(row.id) ?? []);
       ws.unlinkChanges(row.id);
       lastSeq = Math.max(lastSeq, Number(row.change_seq));
     }
@@ -218,10 +231,7 @@ export function createMemoryReadModel(db: Db, fallback: SearchReadModel, options
       const ws = workspaces.get(workspaceOf.get(l.source_id) ?? workspaceOf.get(l.target_id) ?? '');
       ws?.linkChange(l.source_id, l.target_id);
     }
-    for (const ws of new Set(rows.map((r) => workspace(r.workspace_id)))) {
-      for (const list of touched) if (list.wasteful) list.compact(ws.isLive);
-      for (const entry of ws.entities) if (entry.dead > 0) ws.compactEntity(entry);
-    }
+    for (const ws of new Set(rows.map((r) => workspace(r.workspace_id)))) ws.compactRetired();
   }
 
   const ITEM_COLUMNS = 'id, workspace_id, type, source, occurred_at, actor_names, lexical_length, change_seq';
@@ -256,16 +266,19 @@ export function createMemoryReadModel(db: Db, fallback: SearchReadModel, options
       ]);
       // A tombstone older than a re-insert of the same item must not remove the new version: apply in sequence order.
       const upTo = changed.rows.length === PAGE ? Number(changed.rows[changed.rows.length - 1]!.change_seq) : Infinity;
+      const reinserted = new Map(changed.rows.map((r) => [r.id, Number(r.change_seq)]));
+      const emptied = new Set<WorkspaceIndex>();
       for (const t of gone.rows) {
         if (Number(t.change_seq) > upTo) break;
         const ws = workspaces.get(t.workspace_id);
-        const current = changed.rows.find((r) => r.id === t.item_id);
-        if (ws && !(current && Number(current.change_seq) > Number(t.change_seq))) {
+        if (ws && !((reinserted.get(t.item_id) ?? -1) > Number(t.change_seq))) {
           ws.retire(t.item_id);
           ws.unlinkChanges(t.item_id);
+          emptied.add(ws);
         }
         lastSeq = Math.max(lastSeq, Number(t.change_seq));
       }
+      for (const ws of emptied) ws.compactRetired();
       await applyPage(changed.rows);
       if (changed.rows.length < PAGE) {
         seenWrites = writes;
