@@ -33,6 +33,25 @@ export async function listItemRefs(db: Queryable, itemId: string): Promise<ItemR
   return res.rows.map((r) => ({ key: r.key, relation: r.relation, confidence: Number(r.confidence) }));
 }
 
+/** An `item_refs` row with its item's type and time, as the key reads return it. */
+interface KeyRow {
+  item_id: string;
+  type: string;
+  occurred_at: Date | string;
+  key: string;
+  relation: string;
+  confidence: number;
+}
+
+const toKeyMatch = (r: KeyRow): KeyMatch => ({
+  itemId: r.item_id,
+  itemType: r.type,
+  occurredAt: new Date(r.occurred_at).toISOString(),
+  key: r.key,
+  relation: r.relation,
+  confidence: Number(r.confidence),
+});
+
 /**
  * Rows of other items on these keys. `relations` picks identity keys (`[IDENTITY_RELATION]`),
  * references of some relations, or (null) every reference but identity keys.
@@ -42,21 +61,14 @@ export async function findKeyMatches(
   input: { workspaceId: string; keys: readonly string[]; relations: readonly string[] | null; excludeItemId: string },
 ): Promise<KeyMatch[]> {
   if (input.keys.length === 0) return [];
-  const res = await db.query<{ item_id: string; type: string; occurred_at: Date | string; key: string; relation: string; confidence: number }>(
+  const res = await db.query<KeyRow>(
     `SELECT r.item_id, i.type, i.occurred_at, r.key, r.relation, r.confidence
      FROM item_refs r JOIN items i ON i.id = r.item_id
      WHERE r.workspace_id = $1 AND r.key = ANY($2::text[]) AND r.item_id <> $3
        AND (CASE WHEN $4::text[] IS NULL THEN r.relation <> $5 ELSE r.relation = ANY($4::text[]) END)`,
     [input.workspaceId, [...new Set(input.keys)], input.excludeItemId, input.relations, IDENTITY_RELATION],
   );
-  return res.rows.map((r) => ({
-    itemId: r.item_id,
-    itemType: r.type,
-    occurredAt: new Date(r.occurred_at).toISOString(),
-    key: r.key,
-    relation: r.relation,
-    confidence: Number(r.confidence),
-  }));
+  return res.rows.map(toKeyMatch);
 }
 
 /** `replaceItemRefs` for many items of one workspace, in two statements. */
@@ -83,18 +95,11 @@ export async function replaceItemsRefs(tx: Queryable, workspaceId: string, items
 /** Every identity key and reference on these keys in a workspace, with its item's type and time. */
 export async function findKeyRows(db: Queryable, workspaceId: string, keys: readonly string[]): Promise<KeyMatch[]> {
   if (keys.length === 0) return [];
-  const res = await db.query<{ item_id: string; type: string; occurred_at: Date | string; key: string; relation: string; confidence: number }>(
+  const res = await db.query<KeyRow>(
     `SELECT r.item_id, i.type, i.occurred_at, r.key, r.relation, r.confidence
      FROM item_refs r JOIN items i ON i.id = r.item_id
      WHERE r.workspace_id = $1 AND r.key = ANY($2::text[])`,
     [workspaceId, [...new Set(keys)]],
   );
-  return res.rows.map((r) => ({
-    itemId: r.item_id,
-    itemType: r.type,
-    occurredAt: new Date(r.occurred_at).toISOString(),
-    key: r.key,
-    relation: r.relation,
-    confidence: Number(r.confidence),
-  }));
+  return res.rows.map(toKeyMatch);
 }
