@@ -3,7 +3,7 @@ import { testWorkspace } from '@engram/stores/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildAreaModel } from '../src/areas/index.js';
 import { DEFAULT_FEATURE_SPACE, recluster, DEFAULT_PARTITION } from '../src/clusters/index.js';
-import type { EntityRow } from '../src/clusters/features.js';
+import { meanOf, type EntityRow } from '../src/clusters/features.js';
 import { startComputeThread } from '../src/clusters/offThread.js';
 import { planRecluster, type PlanOptions, type ReclusterPage } from '../src/clusters/plan.js';
 import { openHarness, pullRequest, stageAndIndex, type Harness } from './helpers.js';
@@ -48,6 +48,27 @@ const options: PlanOptions = { partition: DEFAULT_PARTITION, space: { ...DEFAULT
 const pages = (): ReclusterPage[] => [page(0, 150), page(150, 150), page(300, 60)];
 
 describe('the re-cluster plan', () => {
+  it('does not depend on the order members arrive in (ids are random, so two workspaces order the same items differently)', () => {
+    const [first, second, third] = pages();
+    const reversed = (p: ReclusterPage): ReclusterPage => {
+      const order = p.itemIds.map((_, i) => p.itemIds.length - 1 - i);
+      const vectors = new Float64Array(p.vectors.length);
+      order.forEach((from, to) => vectors.set(p.vectors.subarray(from * p.dimensions, (from + 1) * p.dimensions), to * p.dimensions));
+      const pick = <T,>(xs: readonly T[]): T[] => order.map((i) => xs[i]!);
+      return { ...p, itemIds: pick(p.itemIds), clusterIds: pick(p.clusterIds), vectors, hasVector: Uint8Array.from(order.map((i) => p.hasVector[i]!)), mentions: pick(p.mentions), titles: pick(p.titles) };
+    };
+    const forward = planRecluster([first!, second!, third!], options);
+    const backward = planRecluster([third!, second!, first!].map(reversed), options);
+    const byItem = (plan: typeof forward, ids: string[]) =>
+      new Map(Array.from(plan.memberItems, (item, m) => [ids[item]!, plan.memberSimilarities[m]!] as const));
+    const ids = (ps: ReclusterPage[]) => ps.flatMap((p) => p.itemIds);
+    expect(byItem(backward, ids([third!, second!, first!].map(reversed)))).toEqual(byItem(forward, ids([first!, second!, third!])));
+
+    const spread = Array.from({ length: 200 }, (_, i) => Float32Array.from({ length: 8 }, (_, d) => Math.sin(i * 7.3 + d) * 10 ** ((i % 7) - 3)));
+    expect(meanOf([...spread].reverse(), 8)).toEqual(meanOf(spread, 8));
+  });
+
+
   it('is the same computed in a worker thread as in this one, merges and splits included', async () => {
     const inline = planRecluster(pages(), options);
     expect(inline.merged).toBeGreaterThan(0);

@@ -102,10 +102,45 @@ export const cosineToCentroid = (feature: Float32Array, centroid: Float32Array, 
   centroidNorm === 0 ? 0 : dot(feature, centroid) / centroidNorm;
 
 /** Mean of features (not normalised: its norm measures how coherent the members are). */
+/**
+ * A per-dimension sum that does not depend on the order of what is added: float64 with Neumaier's
+ * compensation, so the total is (all but always) the correctly rounded sum. Members arrive in item id
+ * order, and ids are random, so two workspaces holding the same items add them in different orders;
+ * a plain float sum would differ in the last digits between them.
+ */
+export class VectorSum {
+  readonly sum: Float64Array;
+  private readonly compensation: Float64Array;
+  constructor(readonly dimensions: number) {
+    this.sum = new Float64Array(dimensions);
+    this.compensation = new Float64Array(dimensions);
+  }
+
+  add(feature: ArrayLike<number>): void {
+    const { sum, compensation } = this;
+    for (let i = 0; i < this.dimensions; i++) {
+      const x = feature[i] ?? 0;
+      const s = sum[i]!;
+      const t = s + x;
+      compensation[i]! += Math.abs(s) >= Math.abs(x) ? s - t + x : x - t + s;
+      sum[i] = t;
+    }
+  }
+
+  /** The totals, compensation applied. */
+  totals(): Float64Array {
+    const out = new Float64Array(this.dimensions);
+    for (let i = 0; i < this.dimensions; i++) out[i] = this.sum[i]! + this.compensation[i]!;
+    return out;
+  }
+}
+
 export function meanOf(features: readonly Float32Array[], dimensions: number): Float32Array {
+  const sum = new VectorSum(dimensions);
+  for (const f of features) sum.add(f);
+  const totals = sum.totals();
   const out = new Float32Array(dimensions);
-  for (const f of features) for (let i = 0; i < dimensions; i++) out[i]! += f[i] ?? 0;
-  if (features.length > 0) for (let i = 0; i < dimensions; i++) out[i]! /= features.length;
+  if (features.length > 0) for (let i = 0; i < dimensions; i++) out[i] = totals[i]! / features.length;
   return out;
 }
 

@@ -4,7 +4,7 @@
  * thread (reclusterWorker.ts) or inline; the same input gives the same plan either way. The input comes
  * in pages (as read from the database) with typed arrays, so the worker path can transfer them.
  */
-import { centre, centredCosine, centredMean, cosineToCentroid, meanOf, norm, toTopicalEntity, topicFeature, type EntityRow, type FeatureSpace } from './features.js';
+import { centre, centredCosine, centredMean, cosineToCentroid, meanOf, norm, toTopicalEntity, topicFeature, VectorSum, type EntityRow, type FeatureSpace } from './features.js';
 import { clusterLabels, itemTerms, type ClusterLabels, type LabelMember } from './labels.js';
 import { mergeClose, splitIncoherent, type Group, type PartitionOptions } from './partition.js';
 
@@ -76,7 +76,7 @@ export function createPlanner(options: PlanOptions): Planner {
   const { space } = options;
   let vectorDimensions = 0;
   let dimensions = 0;
-  let sum = new Float64Array(0);
+  let sum = new VectorSum(0);
   // Raw features give the stored centroids (assignment centres them itself); the partition works on
   // centred ones, so that closeness means "about the same thing", not "near the workspace mean".
   const raw: (Float32Array | null)[] = [];
@@ -90,7 +90,7 @@ export function createPlanner(options: PlanOptions): Planner {
       if (vectorDimensions === 0 && page.dimensions > 0) {
         vectorDimensions = page.dimensions;
         dimensions = vectorDimensions + space.entityDimensions;
-        sum = new Float64Array(dimensions);
+        sum = new VectorSum(dimensions);
       }
       for (let i = 0; i < page.itemIds.length; i++) {
         itemIds.push(page.itemIds[i]!);
@@ -104,7 +104,7 @@ export function createPlanner(options: PlanOptions): Planner {
         const entities = (page.mentions[i] ?? []).map((m) => toTopicalEntity(m, options.itemCount));
         const feature = topicFeature(page.vectors.subarray(i * page.dimensions, (i + 1) * page.dimensions), entities, space);
         raw.push(feature);
-        for (let d = 0; d < dimensions; d++) sum[d]! += feature[d] ?? 0;
+        sum.add(feature);
         embedded++;
         const title = page.titles[i] ?? '';
         titles.push(title);
@@ -113,8 +113,8 @@ export function createPlanner(options: PlanOptions): Planner {
     },
     finish() {
       if (dimensions === 0) dimensions = space.entityDimensions;
-      if (sum.length !== dimensions) sum = new Float64Array(dimensions);
-      return finishPlan({ options, dimensions, sum, embedded, raw, titles, terms, itemIds, clusterIds });
+      if (sum.dimensions !== dimensions) sum = new VectorSum(dimensions);
+      return finishPlan({ options, dimensions, sum: sum.totals(), embedded, raw, titles, terms, itemIds, clusterIds });
     },
   };
 }
