@@ -22,7 +22,7 @@ import {
   type EmbeddingProvider,
 } from '../packages/indexer/src/index.js';
 import { jobCatalog } from '../packages/queue/src/index.js';
-import { createPgVectorStore, stageEvents } from '../packages/stores/src/index.js';
+import { createPgVectorStore, stageEvents, type Db, type Queryable } from '../packages/stores/src/index.js';
 import { openTestDatabase, testWorkspace } from '../packages/stores/src/testing/index.js';
 import { startFakeOpenAI } from '../test/fakes/openai/index.js';
 
@@ -32,6 +32,10 @@ const { values } = parseArgs({
     n: { type: 'string', default: '600' },
     'offline-n': { type: 'string', default: '300' },
     'skip-offline': { type: 'boolean', default: false },
+    /** Only the batched variant (for profiling: `node --cpu-prof --import tsx bench/ingest.ts --skip-single --skip-offline`). */
+    'skip-single': { type: 'boolean', default: false },
+    /** Prints where the batched run's database time goes, statement by statement. */
+    statements: { type: 'boolean', default: false },
     dims: { type: 'string', default: '1536' },
     'serve-fake': { type: 'boolean', default: false },
     batch: { type: 'string', default: String(DEFAULT_INDEX_BATCH_SIZE) },
@@ -66,8 +70,9 @@ const out = (line = '') => {
 };
 
 /** Stages `events` into a fresh PGlite database and indexes them with `concurrency` calls in flight. */
-async function run(embedder: EmbeddingProvider, events: SourceEvent[], batch: number): Promise<{ rate: number; ms: number; load: string }> {
-  const db = await openTestDatabase('pglite://memory');
+async function run(embedder: EmbeddingProvider, events: SourceEvent[], batch: number, timing?: StatementTiming): Promise<{ rate: number; ms: number; load: string }> {
+  const opened = await openTestDatabase('pglite://memory');
+  const db = timing ? timed(opened, timing) : opened;
   const vectors = await createPgVectorStore(db);
   await vectors.ensureCollection({ model: embedder.model, dimensions: embedder.dimensions });
   const ws = await testWorkspace(db, 'bench');
@@ -91,6 +96,37 @@ async function run(embedder: EmbeddingProvider, events: SourceEvent[], batch: nu
   await db.close();
   if (failed > 0 || items !== ids.length) throw new Error(`${failed} events not indexed, ${items} items for ${ids.length} events`);
   return { rate: ids.length / (ms / 1000), ms, load: load() };
+}
+
+/** Wall time and calls per statement (its first line, numbers and whitespace squeezed). */
+type StatementTiming = Map<string, { ms: number; calls: number }>;
+
+function timed(db: Db, timing: StatementTiming): Db {
+  const wrap = (target: Queryable): Queryable['query'] =>
+    async <R>(sql: string, params?: readonly unknown[]) => {
+      const started = performance.now();
+      try {
+        return await target.query<R>(sql, params);
+      } finally {
+        const key = sql.replace(/\s+/g, ' ').trim().slice(0, 90);
+        const entry = timing.get(key) ?? timing.set(key, { ms: 0, calls: 0 }).get(key)!;
+        entry.ms += performance.now() - started;
+        entry.calls++;
+      }
+    };
+  return { ...db, query: wrap(db), transaction: (fn) => db.transaction((tx) => fn({ query: wrap(tx) })) };
+}
+
+function printTiming(timing: StatementTiming, wallMs: number): void {
+  const total = [...timing.values()].reduce((sum, t) => sum + t.ms, 0);
+  out();
+  out(`Database time by statement (batched run, wall ${(wallMs / 1000).toFixed(1)} s; statements overlap only across awaits, PGlite runs one at a time): ${(total / 1000).toFixed(1)} s`);
+  out();
+  out('| statement | calls | s | share of wall |');
+  out('| --- | ---: | ---: | ---: |');
+  for (const [sql, t] of [...timing].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) {
+    out(`| \`${sql.replace(/\|/g, '\\|')}\` | ${t.calls} | ${(t.ms / 1000).toFixed(2)} | ${((100 * t.ms) / wallMs).toFixed(1)}% |`);
+  }
 }
 
 async function startFakeProcess(): Promise<{ url: string; close: () => void }> {
@@ -123,9 +159,12 @@ try {
   const embedder = createOpenAIEmbedder({ apiKey: 'bench', baseURL: fake.url, model: 'text-embedding-3-small', dimensions: Number(values.dims) });
   const events = sample(n);
   await run(embedder, events.slice(0, 50), batchSize); // warm-up (JIT, PGlite start)
-  const one = await run(embedder, events, 1);
-  const many = await run(embedder, events, batchSize);
-  out(`| fake OpenAI (${values.dims} dims) | ${events.length} | ${one.rate.toFixed(1)} | ${many.rate.toFixed(1)} | ${(many.rate / one.rate).toFixed(2)}x | ${many.load} |`);
+  const one = values['skip-single'] ? null : await run(embedder, events, 1);
+  const timing: StatementTiming | undefined = values.statements ? new Map() : undefined;
+  const many = await run(embedder, events, batchSize, timing);
+  if (!one) out(`| fake OpenAI (${values.dims} dims) | ${events.length} | - | ${many.rate.toFixed(1)} | - | ${many.load} |`);
+  else out(`| fake OpenAI (${values.dims} dims) | ${events.length} | ${one.rate.toFixed(1)} | ${many.rate.toFixed(1)} | ${(many.rate / one.rate).toFixed(2)}x | ${many.load} |`);
+  if (timing) printTiming(timing, many.ms);
 } finally {
   fake.close();
 }

@@ -173,3 +173,39 @@ describe('pgvector on PGlite: the in-memory index answers as SQL does, and follo
     await agree();
   });
 });
+
+describe('pgvector on PGlite: no HNSW index while the memory index serves searches', () => {
+  const D = 8;
+  let db: Db;
+  const hnsw = async (): Promise<boolean> =>
+    (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_indexes WHERE indexname LIKE 'vectors_%_hnsw'")).rows[0]!.n > 0;
+  const record = (i: number) => ({
+    id: `obs_${i}`, itemId: `obs_${i}`, workspaceId: 'ws_main', vector: unit(Array.from({ length: D }, (_, j) => Math.sin(i * 12.9898 + j * 78.233))),
+    source: 'github', type: 'pull_request', occurredAt: '2024-01-01T00:00:00.000Z', actorNames: [],
+  });
+  afterAll(async () => db?.close());
+
+  it('skips the index under the cap, drops one left from before, and builds it once the table outgrows the cap', async () => {
+    db = await openDatabase('pglite://memory');
+    const sql = await createPgVectorStore(db, { memoryIndex: false });
+    await sql.ensureCollection({ model: 'hnsw-cap-test', dimensions: D });
+    expect(await hnsw()).toBe(true);
+
+    const memory = await createPgVectorStore(db, { memoryMaxChunks: 50 });
+    await memory.ensureCollection({ model: 'hnsw-cap-test', dimensions: D });
+    expect(await hnsw()).toBe(false);
+    await memory.upsert(Array.from({ length: 30 }, (_, i) => record(i)));
+    expect(await memory.memoryReady()).toBe(true);
+    expect(await hnsw()).toBe(false);
+    const query = axis(3, 0.05);
+    const before = await memory.search(query, { workspaceId: 'ws_main' }, 5);
+    expect(before.map((h) => h.itemId)).toEqual((await sql.search(query, { workspaceId: 'ws_main' }, 5)).map((h) => h.itemId));
+
+    await memory.upsert(Array.from({ length: 40 }, (_, i) => record(30 + i)));
+    expect(await hnsw()).toBe(true);
+    expect(await memory.memoryReady()).toBe(false);
+    const after = await memory.search(query, { workspaceId: 'ws_main' }, 5);
+    expect(after.map((h) => h.itemId)).toEqual((await sql.search(query, { workspaceId: 'ws_main' }, 5)).map((h) => h.itemId));
+    expect(after).toHaveLength(5);
+  });
+});

@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db, Queryable } from '../db.js';
 import { createMemoryIndex, type MemoryIndex, type StoredChunk } from './memoryIndex.js';
 import type { CollectionSpec, CollectionState, VectorFilter, VectorHit, VectorRecord, VectorStore } from './types.js';
 
@@ -24,6 +24,8 @@ export interface PgVectorOptions {
    * a Postgres server, where other processes write.
    */
   memoryIndex?: boolean;
+  /** Chunks above which the memory index gives way to SQL over an HNSW index (`MEMORY_INDEX_MAX_CHUNKS`). */
+  memoryMaxChunks?: number;
 }
 
 export interface PgVectorStore extends VectorStore {
@@ -35,7 +37,10 @@ export interface PgVectorStore extends VectorStore {
  * pgvector on PGlite or server Postgres: one table per (model, dimension) with an HNSW cosine index.
  * Filtered searches use pgvector's iterative index scans so a selective filter still returns k hits.
  * On PGlite, searches run on an exact in-memory mirror of the table, loaded in the background when the
- * collection opens (SQL answers until then).
+ * collection opens (a search that comes before waits for it). There the table has no HNSW index while
+ * the mirror serves every search: each insert would pay an HNSW insertion in WASM Postgres (about a
+ * sixth of indexing time) for an index nothing reads. Past the mirror's cap the index is built once,
+ * and SQL searches from then on.
  */
 export async function createPgVectorStore(db: Db, options: PgVectorOptions = {}): Promise<PgVectorStore> {
   if (!(await db.hasVectorExtension())) {
@@ -53,6 +58,8 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
     return table;
   };
   const useMemory = options.memoryIndex ?? db.kind === 'pglite';
+  const memoryMax = options.memoryMaxChunks ?? MEMORY_INDEX_MAX_CHUNKS;
+  const createHnsw = (q: Queryable, t: string) => q.query(`CREATE INDEX IF NOT EXISTS ${t}_hnsw ON ${t} USING hnsw (embedding vector_cosine_ops)`);
   /** The active table's mirror: loading or loaded; null when the table is too big (SQL search). */
   let memory: Promise<MemoryIndex | null> | null = null;
   /** The mirror once loaded; until then searches use SQL rather than wait for the load. */
@@ -61,7 +68,10 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
   const loadMemory = (t: string): Promise<MemoryIndex | null> => {
     memory ??= (async () => {
       const count = await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${t}`);
-      if (Number(count.rows[0]?.n ?? 0) > MEMORY_INDEX_MAX_CHUNKS) return null;
+      if (Number(count.rows[0]?.n ?? 0) > memoryMax) {
+        await db.withSchemaLock((locked) => createHnsw(locked, t));
+        return null;
+      }
       const index = createMemoryIndex();
       // In pages, yielding between them: one statement over every chunk held the database (and the
       // event loop, on PGlite) for seconds at 100k chunks. A write during the load is applied after it.
@@ -88,10 +98,15 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
     const index = await memory;
     if (!index) return;
     apply(index);
-    // Grown past the cap since it loaded: give the memory back and search with SQL from now on.
-    if (index.size > MEMORY_INDEX_MAX_CHUNKS && ready === index) {
-      ready = null;
-      memory = Promise.resolve(null);
+    // Grown past the cap since it loaded: build the HNSW index, then give the memory back and search
+    // with SQL from now on (searches use the mirror until the index is there).
+    if (index.size > memoryMax && ready === index && table !== null) {
+      const t = table;
+      await db.withSchemaLock((locked) => createHnsw(locked, t));
+      if (ready === index) {
+        ready = null;
+        memory = Promise.resolve(null);
+      }
     }
   };
 
@@ -107,7 +122,10 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
         await tx.query(`CREATE TABLE IF NOT EXISTS ${name} (
           id text PRIMARY KEY, item_id text NOT NULL, workspace_id text NOT NULL, source text NOT NULL, type text NOT NULL,
           occurred_at timestamptz NOT NULL, actor_names text[] NOT NULL DEFAULT '{}', embedding vector(${spec.dimensions}) NOT NULL)`);
-        await tx.query(`CREATE INDEX IF NOT EXISTS ${name}_hnsw ON ${name} USING hnsw (embedding vector_cosine_ops)`);
+        if (!useMemory) await createHnsw(tx, name);
+        else if (Number((await tx.query<{ n: string }>(`SELECT count(*) AS n FROM ${name}`)).rows[0]?.n ?? 0) <= memoryMax) {
+          await tx.query(`DROP INDEX IF EXISTS ${name}_hnsw`);
+        }
         await tx.query(`CREATE INDEX IF NOT EXISTS ${name}_item ON ${name} (workspace_id, item_id)`);
         await tx.query('UPDATE vector_collections SET active = (name = $1)', [name]);
         await tx.query('INSERT INTO vector_collections (name, model, dimensions) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET active = true', [
@@ -161,7 +179,9 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
     async search(vector, filter, k) {
       const t = requireTable();
       if (ready) return ready.search(vector, filter, k);
-      if (useMemory) void loadMemory(t);
+      // In memory mode there is no HNSW index under the cap: wait for the mirror rather than scan.
+      const loaded = useMemory ? await loadMemory(t) : null;
+      if (loaded) return loaded.search(vector, filter, k);
       const { where, params } = whereClause(filter, 2);
       // Over-fetch chunks so that k distinct items survive the per-item dedupe.
       const sql = `SELECT item_id, 1 - (embedding <=> $1::vector) AS similarity FROM ${t} WHERE ${where}
