@@ -126,6 +126,23 @@ describe('assignClusters', () => {
     const again = await assignClusters(db, batch, items.map((i) => ({ itemId: i.id, vector: i.vector })));
     expect(again).toEqual(many.map((a) => ({ ...a, created: false })));
   });
+
+  it('writes nothing of a batch that lost a race with another writer, and then places it one by one with counts that match the members', async () => {
+    const ws = await testWorkspace(db);
+    const css = await load(ws, CSS_FIXES, 0);
+    const bumps = await load(ws, BUMPS, 9);
+    // This process warms its centroid cache with the first two of each topic.
+    await assignClusters(db, ws, [...css.slice(0, 2), ...bumps.slice(0, 2)].map((i) => ({ itemId: i.id, vector: i.vector })));
+    // Another process (its own handle, so its own cache) joins the same clusters: their versions move.
+    const other = { ...db };
+    await assignClusters(other, ws, [css[2]!, bumps[2]!].map((i) => ({ itemId: i.id, vector: i.vector })));
+    // This process's cached versions are stale now: the batch write must lose, then go one by one.
+    const last = await assignClusters(db, ws, [css[3]!, bumps[3]!].map((i) => ({ itemId: i.id, vector: i.vector })));
+    expect(last.map((a) => a.created)).toEqual([false, false]);
+    const rows = await clustersOf(ws);
+    expect(rows.map((c) => c.member_count)).toEqual([4, 4]);
+    for (const c of rows) expect(await memberCount(c.id)).toBe(c.member_count);
+  });
 });
 
 describe('recluster', () => {

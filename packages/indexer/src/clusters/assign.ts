@@ -7,7 +7,10 @@ import {
   readItemClusterState,
   readItemClusterStates,
   upsertClusterMember,
+  writeClusterBatch,
   writeClusterCentroid,
+  type ClusterBatch,
+  type ClusterLabelsRow,
   type Db,
   type Queryable,
 } from '@engram/stores';
@@ -67,20 +70,128 @@ export interface BatchItem {
 }
 
 /**
- * `assignCluster` for many items of one workspace, in order: what each needs about itself (cluster,
- * title, entities) is read in one query for the whole batch instead of one per item. Same outcome as
- * assigning them one by one; an item that loses a race is retried the single-item way.
+ * `assignCluster` for many items of one workspace, in order, with the same outcome as assigning them one
+ * by one. What each item needs about itself is read in one query; placements are decided in memory
+ * against the centroids as the items before it left them; and the whole batch is written in one
+ * transaction: each touched cluster once with its final centroid (compare-and-set on the version it
+ * had), the new clusters, the new members. When another writer got there first (a version moved, an
+ * item gained a cluster), nothing of the batch is written and its items go the single-item way, which
+ * re-reads and retries. Members that move between clusters (rare: a re-indexed item) go that way too,
+ * after the batch.
  */
 export async function assignClusters(db: Db, workspaceId: string, items: readonly BatchItem[], options: AssignOptions = {}): Promise<Assignment[]> {
   const first = items[0];
   if (!first) return [];
-  const space = options.space ?? DEFAULT_FEATURE_SPACE;
-  const cache = await centroidsFor(db, workspaceId, first.vector.length + space.entityDimensions, options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS);
   const unique = new Set(items.map((i) => i.itemId));
-  const states = unique.size === items.length ? await readItemStates(db, workspaceId, [...unique], cache.itemCount) : new Map<string, ItemState>();
+  if (unique.size !== items.length) return sequential(db, workspaceId, items, options);
+  // One batch of a workspace at a time in this process: a batch plans against the cached centroids and
+  // updates them before it commits, so a second one planning meanwhile would only lose its race.
+  return serialized(db, workspaceId, async () => {
+    const space = options.space ?? DEFAULT_FEATURE_SPACE;
+    const dimensions = first.vector.length + space.entityDimensions;
+    const cache = await centroidsFor(db, workspaceId, dimensions, options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS);
+    const states = await readItemStates(db, workspaceId, [...unique], cache.itemCount);
+    const plan = planBatch(workspaceId, cache, items, states, options, space);
+    if (plan === null) {
+      invalidateCentroids(db, workspaceId);
+      return sequential(db, workspaceId, items, options);
+    }
+    const versions = await writeClusterBatch(db, plan.write);
+    if (versions === null) {
+      invalidateCentroids(db, workspaceId);
+      return sequential(db, workspaceId, items, options);
+    }
+    for (const [clusterId, version] of versions) {
+      const cluster = cache.clusters.get(clusterId);
+      if (cluster) cluster.version = version;
+    }
+    const out: Assignment[] = [];
+    for (const [index, item] of items.entries()) {
+      out.push(plan.placed.get(index) ?? (await assignOne(db, { workspaceId, ...item, options }, null)));
+    }
+    return out;
+  });
+}
+
+/** The one-by-one path. */
+async function sequential(db: Db, workspaceId: string, items: readonly BatchItem[], options: AssignOptions): Promise<Assignment[]> {
   const out: Assignment[] = [];
-  for (const item of items) out.push(await assignOne(db, { workspaceId, ...item, options }, states.get(item.itemId) ?? null));
+  for (const item of items) out.push(await assignOne(db, { workspaceId, ...item, options }, null));
   return out;
+}
+
+const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+function serialized<T>(db: object, workspaceId: string, run: () => Promise<T>): Promise<T> {
+  let perDb = queues.get(db);
+  if (!perDb) queues.set(db, (perDb = new Map()));
+  const previous = perDb.get(workspaceId) ?? Promise.resolve();
+  const next = previous.then(run, run);
+  const settled = next.catch(() => undefined);
+  perDb.set(workspaceId, settled);
+  void settled.then(() => {
+    if (perDb.get(workspaceId) === settled) perDb.delete(workspaceId);
+  });
+  return next;
+}
+
+interface BatchPlan {
+  write: ClusterBatch;
+  /** Assignments decided in the batch, by the item's index; the others (moves) go one by one after it. */
+  placed: Map<number, Assignment>;
+}
+
+/**
+ * Decides every placement that needs no move, updating the cache as it goes (each item sees the
+ * centroids the earlier ones left). Null when an item has no state (it went away): the single-item
+ * path handles that. The cache is restored by a reload if the write loses.
+ */
+function planBatch(workspaceId: string, cache: WorkspaceCentroids, items: readonly BatchItem[], states: Map<string, ItemState>, options: AssignOptions, space: FeatureSpace): BatchPlan | null {
+  const threshold = options.threshold ?? DEFAULT_ASSIGN_THRESHOLD;
+  const startVersion = new Map<string, string>();
+  const seeded = new Map<string, ClusterLabelsRow>();
+  const members: ClusterBatch['members'] = [];
+  const placed = new Map<number, Assignment>();
+  for (const [index, item] of items.entries()) {
+    const state = states.get(item.itemId);
+    if (!state) return null;
+    const entities = item.entities ?? state.entities;
+    const feature = topicFeature(item.vector, entities, space);
+    const mean = workspaceMean(cache);
+    if (state.currentClusterId !== null) {
+      const own = cache.clusters.get(state.currentClusterId);
+      const best = nearestCluster(cache, feature, state.currentClusterId, mean);
+      const ownSimilarity = own ? similarityTo(mean, feature, own.centroid, own.norm) : Number.NEGATIVE_INFINITY;
+      const moves = own !== undefined && best !== null && best.similarity >= threshold && best.similarity > ownSimilarity + (options.moveMargin ?? DEFAULT_MOVE_MARGIN);
+      if (!moves) placed.set(index, { clusterId: state.currentClusterId, created: false });
+      continue;
+    }
+    const best = nearestCluster(cache, feature, undefined, mean);
+    if (best !== null && best.similarity >= threshold) {
+      const target = cache.clusters.get(best.id)!;
+      const centroid = shiftMean(target.centroid, target.count, feature, 1);
+      if (!seeded.has(target.id) && !startVersion.has(target.id)) startVersion.set(target.id, target.version);
+      putCluster(cache, target.id, centroid, target.count + 1, target.version);
+      members.push({ itemId: item.itemId, clusterId: target.id, similarity: similarityTo(mean, feature, centroid) });
+      placed.set(index, { clusterId: target.id, created: false });
+      continue;
+    }
+    const clusterId = newId('clu');
+    seeded.set(clusterId, itemLabels(state.title, entities));
+    putCluster(cache, clusterId, feature, 1, '');
+    members.push({ itemId: item.itemId, clusterId, similarity: 1 });
+    placed.set(index, { clusterId, created: true });
+  }
+  const final = (id: string) => cache.clusters.get(id)!;
+  return {
+    write: {
+      workspaceId,
+      updates: [...startVersion].map(([clusterId, version]) => ({ clusterId, version, centroid: final(clusterId).centroid, count: final(clusterId).count })),
+      seeds: [...seeded].map(([clusterId, labels]) => ({ clusterId, centroid: final(clusterId).centroid, count: final(clusterId).count, labels })),
+      members,
+    },
+    placed,
+  };
 }
 
 async function assignOne(db: Db, input: AssignInput, prefetched: ItemState | null): Promise<Assignment> {

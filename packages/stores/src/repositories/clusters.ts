@@ -110,6 +110,73 @@ export async function compareAndJoin(
   return row.inserted === 1 ? { kind: 'joined', version: row.version } : { kind: 'already_member', version: row.version };
 }
 
+export interface ClusterBatch {
+  workspaceId: string;
+  /** Existing clusters, each written once with its final centroid: compare-and-set on `version`. */
+  updates: { clusterId: string; version: string; centroid: ArrayLike<number>; count: number }[];
+  /** Clusters created by this batch, with the members it gave them. */
+  seeds: { clusterId: string; centroid: ArrayLike<number>; count: number; labels: ClusterLabelsRow }[];
+  /** Items that had no cluster. */
+  members: { itemId: string; clusterId: string; similarity: number }[];
+}
+
+class BatchLost extends Error {}
+
+/**
+ * A batch of assignments in one transaction of three statements. All or nothing: when a cluster moved
+ * past its version or an item gained a cluster meanwhile (another writer), nothing is written and the
+ * answer is null; otherwise the new version of every updated and created cluster.
+ */
+export async function writeClusterBatch(db: Db, batch: ClusterBatch): Promise<Map<string, string> | null> {
+  try {
+    return await db.transaction(async (tx) => {
+      const versions = new Map<string, string>();
+      if (batch.updates.length > 0) {
+        const updated = await tx.query<{ id: string; version: string }>(
+          `UPDATE clusters c SET centroid = u.centroid::jsonb, member_count = u.count, updated_at = clock_timestamp()
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS u(id, version, centroid, count)
+           WHERE c.id = u.id AND c.updated_at::text = u.version
+           RETURNING c.id, c.updated_at::text AS version`,
+          [batch.updates.map((u) => u.clusterId), batch.updates.map((u) => u.version), batch.updates.map((u) => centroidToJson(u.centroid)), batch.updates.map((u) => u.count)],
+        );
+        if (updated.rows.length !== batch.updates.length) throw new BatchLost();
+        for (const r of updated.rows) versions.set(r.id, r.version);
+      }
+      if (batch.seeds.length > 0) {
+        const created = await tx.query<{ id: string; version: string }>(
+          `INSERT INTO clusters (id, workspace_id, topic, summary, keywords, member_count, centroid, updated_at)
+           SELECT s.id, $1, s.topic, s.summary, ARRAY(SELECT jsonb_array_elements_text(s.keywords::jsonb)), s.count, s.centroid::jsonb, clock_timestamp()
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[]) AS s(id, topic, summary, keywords, count, centroid)
+           RETURNING id, updated_at::text AS version`,
+          [
+            batch.workspaceId,
+            batch.seeds.map((c) => c.clusterId),
+            batch.seeds.map((c) => c.labels.topic),
+            batch.seeds.map((c) => c.labels.summary),
+            batch.seeds.map((c) => JSON.stringify(c.labels.keywords)),
+            batch.seeds.map((c) => c.count),
+            batch.seeds.map((c) => centroidToJson(c.centroid)),
+          ],
+        );
+        for (const r of created.rows) versions.set(r.id, r.version);
+      }
+      if (batch.members.length > 0) {
+        const inserted = await tx.query(
+          `INSERT INTO cluster_members (item_id, cluster_id, workspace_id, similarity)
+           SELECT m.item_id, m.cluster_id, $1, m.similarity FROM unnest($2::text[], $3::text[], $4::real[]) AS m(item_id, cluster_id, similarity)
+           ON CONFLICT (item_id) DO NOTHING RETURNING item_id`,
+          [batch.workspaceId, batch.members.map((m) => m.itemId), batch.members.map((m) => m.clusterId), batch.members.map((m) => m.similarity)],
+        );
+        if (inserted.rows.length !== batch.members.length) throw new BatchLost();
+      }
+      return versions;
+    });
+  } catch (error) {
+    if (error instanceof BatchLost) return null;
+    throw error;
+  }
+}
+
 export interface ClusterLabelsRow {
   topic: string;
   summary: string;
