@@ -5,6 +5,7 @@ import { m003Postings } from './m003_postings.js';
 import { m004Areas } from './m004_areas.js';
 import { m005ItemChanges } from './m005_item_changes.js';
 import { m006ReclusterStaging } from './m006_recluster_staging.js';
+import { m007DropUnusedSearchIndex } from './m007_drop_unused_search_index.js';
 
 export interface Migration {
   id: string;
@@ -19,6 +20,7 @@ export const migrations: Migration[] = [
   { id: '004_areas', sql: m004Areas },
   { id: '005_item_changes', sql: m005ItemChanges },
   { id: '006_recluster_staging', sql: m006ReclusterStaging },
+  { id: '007_drop_unused_search_index', sql: m007DropUnusedSearchIndex },
 ];
 
 /**
