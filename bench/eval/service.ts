@@ -30,10 +30,12 @@ export interface NpmProcess {
 }
 
 /** Runs `npm run <script>` in its own process group, so stop() ends npm and everything it started. */
-export function spawnNpm(repoRoot: string, script: string, env: Record<string, string>): NpmProcess {
+export function spawnNpm(repoRoot: string, script: string, env: Record<string, string | undefined>): NpmProcess {
+  // An undefined value removes the variable (an embedded instance must not inherit a shell's DATABASE_URL).
+  const merged = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined));
   const child: ChildProcess = spawn('npm', script === 'start' ? ['start'] : ['run', script], {
     cwd: repoRoot,
-    env: { ...process.env, ...env },
+    env: merged,
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: true,
   });
@@ -48,11 +50,13 @@ export function spawnNpm(repoRoot: string, script: string, env: Record<string, s
 
 /**
  * Starts `npm start` (api + worker in one process) on a fresh data dir and waits for /readyz. `env` adds
- * to the environment (an embedding provider, or a server database for `ENGRAM_ROLE=api`).
+ * to the environment (an embedding provider, or a server database for `ENGRAM_ROLE=api`); store URLs of
+ * the calling shell are not inherited, so it is the embedded default unless `env` says otherwise.
  */
 export async function startEmbedded(options: { repoRoot: string; dataDir: string; port: number; adminToken: string; readyTimeoutMs?: number; env?: Record<string, string> }): Promise<EmbeddedEngram> {
   const { repoRoot, dataDir, port, adminToken, readyTimeoutMs = 120_000, env = {} } = options;
-  const { child, stop } = spawnNpm(repoRoot, 'start', { PORT: String(port), ENGRAM_DATA_DIR: dataDir, ENGRAM_ADMIN_TOKEN: adminToken, ...env });
+  const inherited = { DATABASE_URL: undefined, REDIS_URL: undefined, VECTOR_URL: undefined, QDRANT_URL: undefined };
+  const { child, stop } = spawnNpm(repoRoot, 'start', { ...inherited, PORT: String(port), ENGRAM_DATA_DIR: dataDir, ENGRAM_ADMIN_TOKEN: adminToken, ...env });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + readyTimeoutMs;
   while (Date.now() < deadline) {
