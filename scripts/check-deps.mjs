@@ -4,7 +4,8 @@
 //     tests only may be in `devDependencies`);
 //  3. exports: every path a package.json `exports` names exists;
 //  4. no import cycle between the files of one workspace (relative imports, `import type` included:
-//     a type-only cycle is still two files that cannot be understood apart).
+//     a type-only cycle is still two files that cannot be understood apart);
+//  5. tests live in a workspace's `test/` folder: no test file under any `src/` (CONTRIBUTING.md, "Tests").
 // Prints every problem and exits 1 when there is one.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -23,6 +24,22 @@ const LAYERS = [
 const layerOf = new Map(LAYERS.flatMap((names, i) => names.map((n) => [n, i])));
 
 const IMPORT = /(?:^|[\s;])(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
+
+/** A test file by its name: `x.test.ts`, `x.spec.mts`, ... */
+const TEST_NAME = /\.(test|spec)\.[cm]?[jt]sx?$/;
+
+/** Every file under `dir` whose name reads as a test, node_modules skipped. */
+function testNamedFiles(dir) {
+  if (!existsSync(dir)) return [];
+  const out = [];
+  for (const f of readdirSync(dir)) {
+    const full = join(dir, f);
+    if (f === 'node_modules') continue;
+    if (statSync(full).isDirectory()) out.push(...testNamedFiles(full));
+    else if (TEST_NAME.test(f)) out.push(full);
+  }
+  return out;
+}
 
 function tsFiles(dir) {
   if (!existsSync(dir)) return [];
@@ -121,6 +138,11 @@ for (const { dir, pkg } of workspaces) {
     state.set(f, 2);
   };
   for (const f of graph.keys()) if (!state.has(f)) visit(f);
+
+  // 5: no test beside the code.
+  for (const file of testNamedFiles(join(dir, 'src'))) {
+    problems.push(`${rel(file)}: a test under src/; move it to ${rel(join(dir, 'test'))}/ (tests live in the package's test/ folder)`);
+  }
 }
 
 if (problems.length) {
@@ -128,4 +150,4 @@ if (problems.length) {
   console.error(`dependency check: ${problems.length} problem(s)`);
   process.exit(1);
 }
-console.log(`dependency check: ${workspaces.length} workspaces; layers, declared dependencies, exports and file cycles ok`);
+console.log(`dependency check: ${workspaces.length} workspaces; layers, declared dependencies, exports, file cycles and test locations ok`);

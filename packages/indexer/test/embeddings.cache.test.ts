@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { textHash, withEmbeddingCache } from '../src/embeddings/cache.js';
-import { createMemoryEmbeddingCache } from '../src/embeddings/testing.js';
+import { createMemoryEmbeddingCache } from '../src/testing/memoryEmbeddingCache.js';
 import type { EmbeddingProvider } from '../src/embeddings/types.js';
 import { normalizeVector } from '../src/embeddings/vectors.js';
 

@@ -1,4 +1,4 @@
 // Test helpers of the indexer package; never exported from the production barrel.
 export { countingEmbedder, createHashEmbedder, type CountingEmbedder } from './hashEmbedder.js';
-export { createMemoryEmbeddingCache, type MemoryEmbeddingCache } from '../embeddings/testing.js';
+export { createMemoryEmbeddingCache, type MemoryEmbeddingCache } from './memoryEmbeddingCache.js';
 export { stageAndIndex } from './stageAndIndex.js';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SourceEvent } from '@engram/contracts';
-import type { ConnectorStream, StreamCursor, SyncObserver } from '../types.js';
-import { fakeLinearId, linearFixture, startFakeLinear, type FakeLinear, type FakeLinearOptions } from '../../../../test/fakes/linear/index.js';
-import { createLinearConnector, type LinearConnectorOptions } from './index.js';
+import type { ConnectorStream, StreamCursor, SyncObserver } from '../src/types.js';
+import { fakeLinearId, linearFixture, startFakeLinear, type FakeLinear, type FakeLinearOptions } from '../../../test/fakes/linear/index.js';
+import { createLinearConnector, type LinearConnectorOptions } from '../src/linear/index.js';
 
 const apiKey = 'lin_api_test_0123456789';
 let fake: FakeLinear | undefined;

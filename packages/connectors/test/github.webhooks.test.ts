@@ -2,8 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { SourceEvent } from '@engram/contracts';
-import { deliverWebhook, hasPrettierCorpus, prettierSubset, signWebhook, startFakeGitHub } from '../../../../test/fakes/github/index.js';
-import { normalizeGitHubWebhook, verifyGitHubSignature } from './webhooks.js';
+import { deliverWebhook, hasPrettierCorpus, prettierSubset, signWebhook, startFakeGitHub } from '../../../test/fakes/github/index.js';
+import { normalizeGitHubWebhook, verifyGitHubSignature } from '../src/github/webhooks.js';
 
 const SECRET = 'whsec_engram_test';
 const REPO = 'prettier/prettier';

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SourceEvent } from '@engram/contracts';
-import { normalizeLinearWebhook, verifyLinearSignature } from './index.js';
+import { normalizeLinearWebhook, verifyLinearSignature } from '../src/linear/index.js';
 
 const secret = 'lin_wh_secret_abc';
 const sign = (body: string, key = secret) => createHmac('sha256', key).update(body).digest('hex');

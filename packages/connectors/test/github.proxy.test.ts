@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeGitHub } from '../../../../test/fakes/github/index.js';
-import { hasPrettierCorpus, prettierSubset, startFakeGitHub, syntheticDiscussions, syntheticIssues } from '../../../../test/fakes/github/index.js';
-import type { Connector } from '../types.js';
-import { createGitHubConnector } from './connector.js';
+import type { FakeGitHub } from '../../../test/fakes/github/index.js';
+import { hasPrettierCorpus, prettierSubset, startFakeGitHub, syntheticDiscussions, syntheticIssues } from '../../../test/fakes/github/index.js';
+import type { Connector } from '../src/types.js';
+import { createGitHubConnector } from '../src/github/connector.js';
 
 const REPO = 'prettier/prettier';
 const TOKEN = 'ghp_proxy_test_secret';

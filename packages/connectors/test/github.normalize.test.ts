@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SourceEvent } from '@engram/contracts';
-import { hasPrettierCorpus, loadPrettierCorpus, PRETTIER_CORPUS_PATH } from '../../../../test/fakes/github/index.js';
-import { detectGitHubKind, normalizeGitHubObject } from './normalize.js';
+import { hasPrettierCorpus, loadPrettierCorpus, PRETTIER_CORPUS_PATH } from '../../../test/fakes/github/index.js';
+import { detectGitHubKind, normalizeGitHubObject } from '../src/github/normalize.js';
 
 const REPO = 'prettier/prettier';
 const find = (pred: (x: Record<string, unknown>) => boolean) => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { fakeLinearId, startFakeLinear, type FakeLinear } from '../../../../test/fakes/linear/index.js';
-import { createLinearConnector } from './index.js';
+import { fakeLinearId, startFakeLinear, type FakeLinear } from '../../../test/fakes/linear/index.js';
+import { createLinearConnector } from '../src/linear/index.js';
 
 const apiKey = 'lin_api_proxy_test';
 let fake: FakeLinear | undefined;

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SourceEvent } from '@engram/contracts';
-import type { ConnectorStream, StreamCursor, SyncObserver } from '../types.js';
-import { startFakeVercel, vercelFixture, type FakeVercel, type FakeVercelOptions } from '../../../../test/fakes/vercel/index.js';
-import { createVercelConnector, type VercelConnectorOptions } from './index.js';
+import type { ConnectorStream, StreamCursor, SyncObserver } from '../src/types.js';
+import { startFakeVercel, vercelFixture, type FakeVercel, type FakeVercelOptions } from '../../../test/fakes/vercel/index.js';
+import { createVercelConnector, type VercelConnectorOptions } from '../src/vercel/index.js';
 
 const token = 'vercel_test_token_123';
 const fixture = vercelFixture();

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SourceEvent } from '@engram/contracts';
-import { startFakeVercel, vercelFixture, type FakeVercel } from '../../../../test/fakes/vercel/index.js';
-import { createVercelConnector, normalizeVercelWebhook, verifyVercelSignature } from './index.js';
+import { startFakeVercel, vercelFixture, type FakeVercel } from '../../../test/fakes/vercel/index.js';
+import { createVercelConnector, normalizeVercelWebhook, verifyVercelSignature } from '../src/vercel/index.js';
 
 const token = 'vercel_proxy_token';
 const fixture = vercelFixture();

@@ -1,12 +1,12 @@
-// Test helpers for embeddings; re-exported from the package's `testing` entry, never the barrel.
-import type { EmbeddingCache } from './types.js';
+// A test helper for embeddings; re-exported from the package's `testing` entry, never the barrel.
+import type { EmbeddingCache } from '../embeddings/types.js';
 
 export interface MemoryEmbeddingCache extends EmbeddingCache {
   /** Number of vectors stored for a model (all models when omitted). */
   size(model?: string): number;
 }
 
-/** An EmbeddingCache held in a Map, for tests and embedded runs without Postgres. */
+/** An EmbeddingCache held in a Map, for tests. */
 export function createMemoryEmbeddingCache(): MemoryEmbeddingCache {
   const byModel = new Map<string, Map<string, number[]>>();
   return {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceEvent } from '@engram/contracts';
-import type { FakeGitHub, FakePull, Walk } from '../../../../test/fakes/github/index.js';
+import type { FakeGitHub, FakePull, Walk } from '../../../test/fakes/github/index.js';
 import {
   hasPrettierCorpus, prettierSubset, startFakeGitHub, syntheticComments, syntheticDiscussions, syntheticIssues, walkStream,
-} from '../../../../test/fakes/github/index.js';
-import type { ConnectorStream } from '../types.js';
-import { createGitHubConnector } from './connector.js';
+} from '../../../test/fakes/github/index.js';
+import type { ConnectorStream } from '../src/types.js';
+import { createGitHubConnector } from '../src/github/connector.js';
 
 const REPO = 'prettier/prettier';
 const TOKEN = 'ghp_streams_test';

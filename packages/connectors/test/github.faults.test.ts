@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { FakeGitHubOptions } from '../../../../test/fakes/github/index.js';
-import { hasPrettierCorpus, prettierSubset, startFakeGitHub, walkStream } from '../../../../test/fakes/github/index.js';
-import type { SyncObserver } from '../types.js';
-import { createGitHubConnector } from './connector.js';
+import type { FakeGitHubOptions } from '../../../test/fakes/github/index.js';
+import { hasPrettierCorpus, prettierSubset, startFakeGitHub, walkStream } from '../../../test/fakes/github/index.js';
+import type { SyncObserver } from '../src/types.js';
+import { createGitHubConnector } from '../src/github/connector.js';
 
 const REPO = 'prettier/prettier';
 const TOKEN = 'ghp_faults_test';
