@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractEntities } from '../src/entities/extractEntities.js';
 import { hasPrettierData, readJson, titleAndBody, toEntityInput, type RestItem } from '../src/testing/prettierCorpus.js';
-import { pathAreas } from '../src/entities/paths.js';
+import { classifyPath, pathAreas } from '../src/entities/paths.js';
 import type { EntityInput, ExtractedEntity } from '../src/entities/types.js';
 
 const ids = (entities: ExtractedEntity[]): string[] => entities.map((e) => `${e.category}:${e.key}`);
@@ -31,6 +31,25 @@ describe('pathAreas', () => {
       'tests/format/js/babel-plugins',
     ]);
     expect(pathAreas('package.json')).toEqual([]);
+  });
+});
+
+describe('classifyPath', () => {
+  it('knows tool dotfiles by convention, whichever tool they belong to', () => {
+    for (const name of ['.npmrc', '.eslintrc', '.stylelintrc', '.prettierrc', '.lintstagedrc', '.gitignore', '.dockerignore', '.vscodeignore']) {
+      expect(classifyPath(name), name).toBe('file');
+    }
+    expect(classifyPath('.src')).toBeNull();
+    expect(classifyPath('.d.ts')).toBeNull();
+    expect(classifyPath('.rc')).toBeNull();
+  });
+
+  it('marks an extension-less path by generic first directories only', () => {
+    expect(classifyPath('src/language-js/')).toBe('path');
+    expect(classifyPath('docs/guides')).toBe('path');
+    // One repository's own directory name is no evidence of a path on its own; with an extension it is a file.
+    expect(classifyPath('changelog_unreleased/typescript')).toBeNull();
+    expect(classifyPath('changelog_unreleased/typescript/19621.md')).toBe('file');
   });
 });
 

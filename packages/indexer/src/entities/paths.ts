@@ -43,15 +43,21 @@ export const FILE_EXTENSIONS: ReadonlySet<string> = new Set([
 
 /** Extension-less file names and dotfiles that are files whenever they appear. */
 const KNOWN_FILE_NAMES: ReadonlySet<string> = new Set([
-  'dockerfile', 'makefile', 'license', 'readme', 'changelog', 'codeowners', '.prettierrc',
-  '.prettierignore', '.editorconfig', '.gitignore', '.gitattributes', '.npmrc', '.npmignore', '.nvmrc',
-  '.eslintrc', '.eslintignore', '.browserslistrc', '.babelrc', '.env', '.git-blame-ignore-revs',
+  'dockerfile', 'makefile', 'license', 'readme', 'changelog', 'codeowners', '.editorconfig',
+  '.gitattributes', '.env', '.git-blame-ignore-revs',
 ]);
+
+/**
+ * Tool dotfiles by the two conventions most tools follow: a run-commands config (`.npmrc`, `.eslintrc`,
+ * `.babelrc`, `.nvmrc`) and an ignore list (`.gitignore`, `.npmignore`, `.dockerignore`). Two letters at
+ * least before `rc`, so `.src` is not one.
+ */
+const TOOL_DOTFILE = /^\.[a-z][a-z0-9-]+rc$|^\.[a-z][a-z0-9-]*ignore$/;
 
 /** First directories that mark a slash-separated word as a repository path even without extension. */
 const KNOWN_ROOTS: ReadonlySet<string> = new Set([
   'src', 'lib', 'test', 'tests', 'scripts', 'packages', 'docs', 'website', 'bin', '.github', 'apps',
-  'services', 'config', 'changelog_unreleased', 'benchmarks', 'bench', 'tools', 'infra',
+  'services', 'config', 'benchmarks', 'bench', 'tools', 'infra',
 ]);
 
 export type PathKind = 'file' | 'path';
@@ -66,7 +72,7 @@ export function cleanPath(word: string): string {
 }
 
 /**
- * Whether a word from prose is a file (`src/main.js`, `package.json`, `.prettierrc`) or a
+ * Whether a word from prose is a file (`src/main.js`, `package.json`, `.eslintrc`) or a
  * directory path (`src/language-js/`), else null. Product names such as `Node.js`/`Vue.js`,
  * versions (`1.2.3`, `v3.0.0`), e-mail addresses and URLs are never paths: callers strip URLs, and
  * the pattern that yields `word` excludes `@`.
@@ -76,7 +82,7 @@ export function classifyPath(word: string): PathKind | null {
   if (path === '' || path.includes('@') || path.includes('//') || /^v?\d+(\.\d+)+/.test(path)) return null;
   const segments = path.split('/');
   const name = segments[segments.length - 1] ?? '';
-  if (KNOWN_FILE_NAMES.has(name.toLowerCase())) return 'file';
+  if (KNOWN_FILE_NAMES.has(name.toLowerCase()) || TOOL_DOTFILE.test(name.toLowerCase())) return 'file';
   // `.d.ts`, `.tsx`: an extension being talked about, not a file.
   if (name.startsWith('.') && name.slice(1).split('.').every((part) => part.length <= 2 || FILE_EXTENSIONS.has(part))) return null;
   const dot = name.lastIndexOf('.');

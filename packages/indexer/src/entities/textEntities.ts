@@ -27,7 +27,7 @@ const ENDPOINT = /\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(\/[\w\-./{}:]*)/
 const ENVIRONMENT =
   /\b(?:deploy(?:ed|ing|s|ment)?\s+(?:it\s+)?(?:to|in|on)\s+|(?:in|on|to|for)\s+(?:the\s+)?|NODE_ENV\s*[=:]\s*['"]?)(production|staging|preview|development)\b|\b(production|staging|preview|development)\s+(?:environment|env|deploy(?:ment)?s?|builds?|servers?|site|url|domain|database)\b/gi;
 const ENV_VAR = /(?<![\w.$-])(\$\{?|process\.env\.|env\.)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b(\s*=)?(?!\.[a-z])/g;
-const WELL_KNOWN_ENV_VAR = /^(?:NODE|NPM|GITHUB|VERCEL|NEXT_PUBLIC|CI|AWS|GCP|AZURE|PRETTIER|DATABASE|REDIS|OPENAI|LINEAR)_|_(?:URL|URI|TOKEN|KEY|SECRET|ENV|HOST|PORT|PATH|DIR|ID|MODE|DEBUG|LEVEL|PASSWORD|USER)$/;
+const WELL_KNOWN_ENV_VAR = /^(?:NODE|NPM|GITHUB|VERCEL|NEXT_PUBLIC|CI|AWS|GCP|AZURE|DATABASE|REDIS|OPENAI|LINEAR)_|_(?:URL|URI|TOKEN|KEY|SECRET|ENV|HOST|PORT|PATH|DIR|ID|MODE|DEBUG|LEVEL|PASSWORD|USER)$/;
 const ERROR_CODE = /^(?:ERR|E|ERROR|WARN)_/;
 const SCOPED_PACKAGE = /(?<![\w@/.-])@([a-z0-9][\w.-]*)\/([a-z0-9](?:[\w.-]*[a-z0-9])?)(?![\w{*])/g;
 const IMPORT_SPECIFIER = /\b(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?|require\(\s*|import\(\s*|from\s+)['"]([^'"\s]+)['"]/g;
