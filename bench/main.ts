@@ -6,6 +6,8 @@
 const BENCHMARKS: Record<string, { script: string; about: string }> = {
   scale: { script: './scale/main.ts', about: 'generated 10k/30k/100k corpora through the real server: ingestion, search under load, memory, disk' },
   eval: { script: './eval/main.ts', about: 'relevance evaluation on the prettier dataset (same as `npm run eval`)' },
+  questions: { script: './eval/questions.ts', about: 'relevance on the natural-question set (bugs, people, how-tos, what changed)' },
+  'release-note-prior': { script: './eval/releaseNotePrior.ts', about: "the reranker's release-note prior on both question sets, in-process on an index copy" },
   backfill: { script: './backfill.ts', about: 'a GitHub backfill against the fake GitHub server' },
   clusters: { script: './clusters.ts', about: 'clustering quality and speed' },
   embeddings: { script: './embeddings.ts', about: 'offline embedding throughput' },
