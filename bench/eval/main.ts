@@ -1,7 +1,8 @@
 /**
  * `npm run eval -- --data ../shared/data/github-prettier [--modes fast,balanced,thorough]
  *   [--split all|dev|test] [--limit N] [--baseline-only] [--out bench/results]
- *   [--url URL --workspace ID --key KEY [--ablate-index DIR]] [--no-ablation] [--related-roots N]`
+ *   [--url URL --workspace ID --key KEY [--ablate-index DIR]] [--no-ablation] [--related-roots N]
+ *   [--compare bench/results/eval-latest.scores.json]`
  *
  * Scores the lexical baseline (BM25 with the product tokenizer) and, unless `--baseline-only`, every
  * search mode of a fresh embedded Engram loaded through the public import path (or an already loaded
@@ -9,9 +10,11 @@
  * path and signal removed in turn, in-process on the evaluated index: the fresh instance's data dir once
  * it stopped, or `--ablate-index`, a copy of the loaded instance's data dir), and writes the report.
  * Every query by default; `--split dev` is what tuning may look at, `--split test` the held-out part.
+ * Per-query scores are written beside the report; `--compare` pairs each system with itself in such a
+ * file from an earlier run (did a change move the rankings?).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,7 +25,7 @@ import { loadAuditedLinks, loadDataset, pullRequestsByCommit, splitQueries, type
 import { scoreFindSimilar } from './findsimilar.js';
 import { judgementOf } from './metrics.js';
 import { scoreRelated } from './related.js';
-import { writeReport, type EvalReport } from './report.js';
+import { writeReport, type EvalReport, type ScoresFile } from './report.js';
 import { runSystem, type SystemRun } from './run.js';
 import { findSimilarByUrl, importDataset, relatedByUrl, searchMode, startEmbedded, type EmbeddedEngram, type WorkspaceAccess } from './service.js';
 import { defaultTokenize } from './tokenizer.js';
@@ -43,6 +46,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     'ablate-index': { type: 'string' },
     'no-ablation': { type: 'boolean', default: false },
+    compare: { type: 'string' },
   },
 });
 
@@ -94,6 +98,7 @@ const report: EvalReport = {
   ablations: [{ caption: 'Lexical baseline variants', reference: baseline, rows: baselineVariants }],
   findSimilar,
   related: [],
+  ...(args.compare ? { previous: { file: args.compare, ...(JSON.parse(await readFile(resolve(args.compare), 'utf8')) as ScoresFile) } } : {}),
   notes: [
     'BM25: k1 1.2, b 0.75, over title + body (PR) or message (commit), tokenised by `packages/text/src` (camelCase/snake splitting, Porter stemming, stop words); PRs and commits both indexed, as Engram does.',
     'The query sent is the release-note line (`query`), without its `context`.',

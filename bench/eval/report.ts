@@ -30,6 +30,16 @@ export interface EvalReport {
   findSimilar: { system: string; scores: FindSimilarScores }[];
   related: { system: string; scores: RelatedScores }[];
   notes: string[];
+  /** A previous run's per-query scores (`--compare`): each system found in both is paired with itself. */
+  previous?: ScoresFile & { file: string };
+}
+
+/** Per-query scores of a run, written beside the report so a later run can pair up with it. */
+export interface ScoresFile {
+  date: string;
+  command: string;
+  split: string;
+  systems: { name: string; scores: SystemRun['scores'] }[];
 }
 
 const METRICS: { name: MetricName; label: string }[] = [
@@ -85,6 +95,32 @@ function systemTable(run: SystemRun, baseline: SystemRun): string[] {
   ];
 }
 
+/**
+ * Each system against itself in a previous run, paired over the queries both scored (same query ids):
+ * whether a change moved the rankings. A difference whose CI holds 0 is no measurable move.
+ */
+function previousTable(report: EvalReport): string[] {
+  const previous = report.previous;
+  if (!previous) return [];
+  const rows = [report.baseline, ...report.systems].flatMap((run) => {
+    const before = previous.systems.find((s) => s.name === run.name);
+    if (!before) return [];
+    const old = new Map(before.scores.map((s) => [s.queryId, s]));
+    const both = run.scores.filter((s) => old.has(s.queryId));
+    const pair = (metric: MetricName) => diff(bootstrapDifference(both.map((s) => s[metric]), both.map((s) => old.get(s.queryId)![metric])));
+    const changed = both.filter((s) => s.ndcg10 !== old.get(s.queryId)!.ndcg10).length;
+    return [[run.name, String(both.length), f3(bootstrapMean(both.map((s) => old.get(s.queryId)!.ndcg10)).mean), f3(bootstrapMean(both.map((s) => s.ndcg10)).mean), pair('ndcg10'), pair('recall10'), pair('recall100'), String(changed)]];
+  });
+  return [
+    `## Against the previous run`,
+    '',
+    `\`${previous.file}\` (${previous.date.slice(0, 10)}, \`${previous.command}\`). Paired over the queries both runs scored; Δ = this run − that run.`,
+    '',
+    ...table(['system', 'queries', 'nDCG@10 then', 'nDCG@10 now', 'Δ nDCG@10 [95% CI]', 'Δ recall@10 [95% CI]', 'Δ recall@100 [95% CI]', 'queries whose nDCG@10 changed'], rows),
+    '',
+  ];
+}
+
 function ablationTable(ablation: AblationTable): string[] {
   const rows = [ablation.reference, ...ablation.rows].map((run) => {
     const delta = run === ablation.reference ? '—' : versus(run, ablation.reference, 'ndcg10').delta;
@@ -134,6 +170,7 @@ export function renderReport(report: EvalReport): string {
     '',
     ...summary(report),
     '',
+    ...previousTable(report),
     '## Per system',
     '',
     ...[report.baseline, ...report.systems].flatMap((run) => systemTable(run, report.baseline)),
@@ -154,11 +191,27 @@ export function renderChart(report: EvalReport): string {
   return barChartSvg(`nDCG@10 (${report.split}, ${report.baseline.scores.length} queries, 95% CI)`, bars);
 }
 
-/** Writes `eval-<date>.md`, `eval-latest.md` and `eval-latest.svg` into `outDir`; returns their paths. */
+/**
+ * Writes `eval-<date>.md`, `eval-latest.md`, `eval-latest.svg` and the per-query scores
+ * (`eval-<date>.scores.json`, `eval-latest.scores.json`: what `--compare` reads) into `outDir`; returns their paths.
+ */
 export async function writeReport(outDir: string, report: EvalReport): Promise<string[]> {
   await mkdir(outDir, { recursive: true });
   const markdown = renderReport(report);
-  const paths = [join(outDir, `eval-${report.date.toISOString().slice(0, 10)}.md`), join(outDir, 'eval-latest.md'), join(outDir, 'eval-latest.svg')];
-  await Promise.all([writeFile(paths[0]!, markdown), writeFile(paths[1]!, markdown), writeFile(paths[2]!, renderChart(report))]);
-  return paths;
+  const scores: ScoresFile = {
+    date: report.date.toISOString(),
+    command: report.command,
+    split: report.split,
+    systems: [report.baseline, ...report.systems].map((run) => ({ name: run.name, scores: run.scores })),
+  };
+  const day = report.date.toISOString().slice(0, 10);
+  const files: [string, string][] = [
+    [`eval-${day}.md`, markdown],
+    ['eval-latest.md', markdown],
+    ['eval-latest.svg', renderChart(report)],
+    [`eval-${day}.scores.json`, `${JSON.stringify(scores)}\n`],
+    ['eval-latest.scores.json', `${JSON.stringify(scores)}\n`],
+  ];
+  await Promise.all(files.map(([name, text]) => writeFile(join(outDir, name), text)));
+  return files.map(([name]) => join(outDir, name));
 }

@@ -124,6 +124,20 @@ describe('report', () => {
     expect(markdown).toContain('client 13.0 / 17.0');
   });
 
+  it('pairs each system with itself in a previous run, over the queries both scored', () => {
+    const then = run('engram balanced', [1, 0, 0.5, 0, 1, 0.5, 0, 1]);
+    const markdown = renderReport({
+      ...report,
+      previous: { file: 'old.scores.json', date: '2026-01-01T00:00:00Z', command: 'npm run eval', split: 'dev', systems: [{ name: then.name, scores: then.scores.slice(0, 6) }] },
+    });
+    const row = markdown.split('\n').find((line) => line.startsWith('| engram balanced | 6 |'));
+    // Six queries in common; two of them moved from 0 to 1 (q1, q3): Δ nDCG@10 = 2/6.
+    expect(row).toMatch(/^\| engram balanced \| 6 \| 0\.500 \| 0\.833 \| \+0\.333 \[\+0\.\d{3}, \+0\.\d{3}\] \|/);
+    expect(row?.endsWith('| 2 |')).toBe(true);
+    // BM25 is not in the previous file: no row for it.
+    expect(markdown).not.toMatch(/^\| BM25 \| 6 \|/m);
+  });
+
   it('refuses to compare systems scored on different queries', () => {
     expect(() => renderReport({ ...report, systems: [run('short', [1, 1])] })).toThrow(/same queries/);
   });
