@@ -10,6 +10,15 @@ describe('writesReleaseNote', () => {
     expect(writesReleaseNote(['changelog.d/20240101_fix_parser.rst'])).toBe(true);
     expect(writesReleaseNote(['.changes/unreleased/Fixed-20240101.yaml'])).toBe(true);
     expect(writesReleaseNote(['releasenotes/notes/fix-timeout-0a1b2c.yaml'])).toBe(true);
+    expect(writesReleaseNote(['changelogs/unreleased/fix-merge-widget.yml'])).toBe(true);
+  });
+
+  it('knows a changelog entry directory by the convention, not by one repository\'s name for it', () => {
+    expect(writesReleaseNote(['changelog-entries/4821.md'])).toBe(true);
+    expect(writesReleaseNote(['changelog_pending/fix-cache.md'])).toBe(true);
+    expect(writesReleaseNote(['changelog-unreleased/css/17.md'])).toBe(true);
+    // A word that only starts like it is not the convention.
+    expect(writesReleaseNote(['changelogger/notes.md'])).toBe(false);
   });
 
   it('recognises a changelog file anywhere in the tree', () => {
