@@ -24,7 +24,7 @@ const BENCHMARKS: Record<string, { script: string; about: string }> = {
 const [name, ...rest] = process.argv.slice(2);
 if (!name || name === '--help' || name === '-h') {
   console.log('usage: npm run bench -- <name> [options]\n');
-  for (const [key, { about }] of Object.entries(BENCHMARKS)) console.log(`  ${key.padEnd(16)} ${about}`);
+  for (const [key, { about }] of Object.entries(BENCHMARKS)) console.log(`  ${key.padEnd(20)} ${about}`);
   process.exit(0);
 }
 const benchmark = BENCHMARKS[name];
