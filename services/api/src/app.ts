@@ -8,7 +8,6 @@ import { createRequestLimits, limitByIp, type RequestLimits } from './http/limit
 import { rejectUnstorableUrl } from './http/url.js';
 import { adminRoutes, requireAdmin } from './routes/admin.js';
 import { healthRoutes } from './routes/health.js';
-import { mcpRoutes } from './mcp/routes.js';
 import { metricsMiddleware, metricsRoutes } from './metrics/wiring.js';
 import { queueBoardRoutes } from './metrics/queueBoard.js';
 
@@ -16,6 +15,8 @@ export interface AppRoutes {
   /** Mounted at both `/v1` and `/api/v1`; each router decides its shape from `req.baseUrl`. */
   api?: Router[];
   admin?: Router[];
+  /** Mounted at `/mcp`: the MCP tools over streamable HTTP, on the same QueryService as `api`. */
+  mcp?: Router;
   /** Mounted at `/webhooks`; receives the raw body (signatures are over bytes). */
   webhooks?: Router;
   /** Mounted at `/`: OpenAPI document and docs page. */
@@ -52,7 +53,7 @@ export function createApp(runtime: Runtime, routes: AppRoutes = {}, options: { l
   for (const prefix of ['/v1', '/api/v1']) {
     for (const r of routes.api ?? []) app.use(prefix, json, r);
   }
-  app.use('/mcp', mcpRoutes(runtime.db));
+  if (routes.mcp) app.use('/mcp', routes.mcp);
   if (routes.docs) app.use(routes.docs);
   app.use((req, _res, next) => next(notFound('route', `no route for ${req.method} ${req.path}`)));
   app.use(errorMiddleware);

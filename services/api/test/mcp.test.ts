@@ -87,10 +87,15 @@ describe('MCP over streamable HTTP at /mcp', () => {
     await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(`${api.base}/mcp`)))).rejects.toThrow();
   });
 
-  it("writes each request's log line with its workspace id once", async () => {
+  it('answers tool calls from the in-process query service: one request line, one tool line, the workspace id once in each', async () => {
+    const before = api.rawLogs.length;
     await client.callTool({ name: 'search', arguments: { query: 'parser', mode: 'fast' } });
-    const lines = api.rawLogs.filter((l) => l.includes('"msg":"request"') && l.includes('"path":"/search"'));
-    expect(lines.length).toBeGreaterThan(0);
-    for (const line of lines) expect(line.match(/"workspaceId":/g)).toEqual(['"workspaceId":']);
+    const lines = api.rawLogs.slice(before);
+    const toolLines = lines.filter((l) => l.includes('"msg":"mcp tool call"'));
+    expect(toolLines).toHaveLength(1);
+    expect(toolLines[0]).toContain('"operation":"search"');
+    // No loopback: the tool call made no second HTTP request to /v1/search.
+    expect(lines.filter((l) => l.includes('"msg":"request"') && l.includes('"path":"/search"'))).toEqual([]);
+    for (const line of [...toolLines, ...lines.filter((l) => l.includes('"msg":"request"'))]) expect(line.match(/"workspaceId":/g)).toEqual(['"workspaceId":']);
   });
 });

@@ -52,6 +52,18 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   return parsed.data;
 }
 
+/**
+ * The documented error for what an operation throws (its own `ApiError`, the query service's typed
+ * errors, a zod error); null for anything else. Shared by the error middleware and the in-process MCP port.
+ */
+export function operationError(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (err instanceof NotFoundError) return notFound(err.resource, err.message);
+  if (err instanceof UpstreamError) return new ApiError(err.status, 'UNAVAILABLE', err.message, { resource: err.resource, reason: err.reason });
+  if (err instanceof z.ZodError) return validationError(err);
+  return null;
+}
+
 export const requestIdOf = (req: Request): string => (req as Request & { id?: string }).id ?? 'unknown';
 
 /**
@@ -61,20 +73,7 @@ export const requestIdOf = (req: Request): string => (req as Request & { id?: st
  */
 export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
   const requestId = requestIdOf(req);
-  let apiError: ApiError;
-  if (err instanceof ApiError) apiError = err;
-  else if (err instanceof NotFoundError) apiError = notFound(err.resource, err.message);
-  else if (err instanceof UpstreamError) apiError = new ApiError(err.status, 'UNAVAILABLE', err.message, { resource: err.resource, reason: err.reason });
-  else if (err instanceof z.ZodError) apiError = validationError(err);
-  else if (isBodyParserError(err)) {
-    apiError =
-      err.type === 'entity.too.large'
-        ? tooLarge()
-        : badRequest('(body)', err.type === 'entity.parse.failed' ? 'malformed JSON' : String(err.type), 'invalid request: malformed JSON body');
-  } else if (isClientHttpError(err)) {
-    // Express and its parsers mark a client's malformed request (e.g. a bad %-escape in the path) with a 4xx.
-    apiError = badRequest('(request)', err.message.slice(0, 200) || 'malformed request', 'invalid request');
-  } else apiError = new ApiError(500, 'INTERNAL_ERROR', 'server error', null);
+  const apiError = operationError(err) ?? requestError(err);
   const log = (req as Request & { log?: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }).log;
   if (apiError.expected) log?.warn({ requestId, code: apiError.code, status: apiError.status, msg: apiError.message }, 'request rejected');
   else log?.error({ requestId, err }, 'request failed');
@@ -104,6 +103,18 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
   }
   send();
 };
+
+/** A failure outside the operations: a body the parser refused, a malformed request, else a server error. */
+function requestError(err: unknown): ApiError {
+  if (isBodyParserError(err)) {
+    return err.type === 'entity.too.large'
+      ? tooLarge()
+      : badRequest('(body)', err.type === 'entity.parse.failed' ? 'malformed JSON' : String(err.type), 'invalid request: malformed JSON body');
+  }
+  // Express and its parsers mark a client's malformed request (e.g. a bad %-escape in the path) with a 4xx.
+  if (isClientHttpError(err)) return badRequest('(request)', err.message.slice(0, 200) || 'malformed request', 'invalid request');
+  return new ApiError(500, 'INTERNAL_ERROR', 'server error', null);
+}
 
 function isBodyParserError(err: unknown): err is { type: string; status: number } {
   return typeof err === 'object' && err !== null && 'type' in err && typeof (err as { type: unknown }).type === 'string' && 'status' in err;

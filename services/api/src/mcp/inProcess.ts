@@ -1,53 +1,86 @@
 /**
- * The `EngramPort` behind `/mcp`: the api's own `/v1` routes, called on this process's listening socket
- * with the caller's key and resolved workspace. So an MCP tool call is authenticated, validated, shaped,
- * logged and measured exactly as the same call over `/v1`. One file on purpose: point it at a shared
- * query service instead when the routes call one.
+ * The `EngramPort` behind `/mcp`: the same QueryService the `/v1` routes call, in this process, with the
+ * routes' request schemas, checks and Shape A renderers. So a tool call is validated and shaped exactly as
+ * the same call over `/v1`, without a second HTTP request, and a failure carries the documented code.
  */
+import { ContentsRequest, RelatedRequest, SearchRequest, type FindSimilarRequest } from '@engram/contracts';
 import type { EngramPort, PortError } from '@engram/mcp';
+import type { Logger } from '@engram/runtime';
+import type { QueryService } from '@engram/search';
+import { ApiError, operationError, parseBody } from '../http/errors.js';
+import { ms } from '../routes/v1/common.js';
+import { findSimilarRequest } from '../routes/v1/findSimilar.js';
+import { relatedShape } from '../routes/v1/related.js';
+import { contentsShapeA, findSimilarShapeA, searchShapeA } from '../routes/v1/shapes.js';
 
-export class LoopbackError extends Error implements PortError {
+export class InProcessError extends Error implements PortError {
   constructor(
     message: string,
     readonly code: string,
     readonly status: number,
-    readonly requestId?: string,
+    readonly requestId: string,
   ) {
     super(message);
-    this.name = 'LoopbackError';
+    this.name = 'InProcessError';
   }
 }
 
-export interface LoopbackTarget {
-  /** `http://<address>:<port>` of the socket the MCP request arrived on. */
-  base: string;
-  apiKey: string;
+export interface InProcessTarget {
   workspaceId: string;
-  /** Passed on as `X-Request-Id` prefix so the inner requests can be found from the outer one. */
+  /** The `/mcp` request's id: every tool answer and error carries it. */
   requestId: string;
+  /** The request's logger (its `workspaceId` is bound once). */
+  log: Logger;
+  /** A search's latency fields, for the metrics the `/v1/search` route feeds. */
+  onSearch?: (mode: string, latency: Record<string, number>) => void;
 }
 
-export function inProcessPort(target: LoopbackTarget): EngramPort {
-  let n = 0;
-  const post = async <T>(path: string, body: unknown): Promise<T> => {
-    const res = await fetch(`${target.base}/v1${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${target.apiKey}`,
-        'x-workspace-id': target.workspaceId,
-        'x-request-id': `${target.requestId}.${++n}`.slice(0, 128),
-      },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new LoopbackError(String(json.message ?? `HTTP ${res.status}`), String(json.code ?? `HTTP_${res.status}`), res.status, json.requestId as string | undefined);
-    return json as T;
+export function inProcessPort(queries: QueryService, target: InProcessTarget): EngramPort {
+  const { workspaceId, requestId, log } = target;
+  const call = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      const out = await run();
+      log.info({ operation, ms: ms(started) }, 'mcp tool call');
+      return out;
+    } catch (err) {
+      const known = operationError(err);
+      const error = known ?? new ApiError(500, 'INTERNAL_ERROR', 'server error', null);
+      if (known) log.warn({ operation, code: error.code, status: error.status, msg: error.message }, 'mcp tool call rejected');
+      else log.error({ operation, err }, 'mcp tool call failed');
+      throw new InProcessError(error.message, error.code, error.status, requestId);
+    }
   };
   return {
-    search: (request) => post('/search', request),
-    contents: (ids) => post('/contents', { ids }),
-    findSimilar: (request) => post('/findsimilar', request),
-    related: (request) => post('/related', request),
+    search: (input) =>
+      call('search', async () => {
+        const started = performance.now();
+        const request = parseBody(SearchRequest, input);
+        const parse = ms(started);
+        const out = await queries.search(workspaceId, request);
+        const response = searchShapeA(out, request, ms(started), { parse }, requestId);
+        target.onSearch?.(response.meta.mode, response.latency);
+        return response;
+      }),
+    contents: (ids) =>
+      call('contents', async () => {
+        const request = parseBody(ContentsRequest, { ids });
+        const { items, missing } = await queries.contents(workspaceId, request.ids);
+        return contentsShapeA(items, missing, requestId);
+      }),
+    findSimilar: (input) =>
+      call('findsimilar', async () => {
+        const started = performance.now();
+        const request: FindSimilarRequest = findSimilarRequest(input);
+        const out = await queries.findSimilar(workspaceId, request);
+        return findSimilarShapeA(out, ms(started), requestId);
+      }),
+    related: (input) =>
+      call('related', async () => {
+        const started = performance.now();
+        const request = parseBody(RelatedRequest, input);
+        const graph = await queries.related(workspaceId, request);
+        return relatedShape(graph, ms(started), requestId);
+      }),
   };
 }

@@ -3,27 +3,26 @@
  * per request, JSON answers, no session), behind the same API key as `/v1`. GET and DELETE are 405: a
  * stateless server opens no event stream and holds no session to end.
  */
-import express, { Router, type Request } from 'express';
+import express, { Router } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createEngramMcpServer } from '@engram/mcp';
+import type { QueryService } from '@engram/search';
 import type { Db } from '@engram/stores';
 import { requireApiKey, route } from '../http/context.js';
-import { inProcessPort } from './inProcess.js';
+import { inProcessPort, type InProcessTarget } from './inProcess.js';
 
-const selfBase = (req: Request): string => {
-  const address = req.socket.localAddress ?? '127.0.0.1';
-  return `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
-};
-
-export function mcpRoutes(db: Db): Router {
+/**
+ * `queries` is the QueryService the `/v1` routes call (one per process). `onSearch` receives each tool
+ * search's mode and latency fields (the metrics).
+ */
+export function mcpRoutes(db: Db, queries: QueryService, options: { onSearch?: InProcessTarget['onSearch'] } = {}): Router {
   const router = Router();
   router.post(
     '/',
     express.json({ limit: '1mb' }),
     requireApiKey(db, { headerRequired: false }),
     route(async (req, res) => {
-      const apiKey = /^Bearer\s+(\S+)/i.exec(req.header('authorization') ?? '')![1]!;
-      const port = inProcessPort({ base: selfBase(req), apiKey, workspaceId: req.workspaceId, requestId: req.id });
+      const port = inProcessPort(queries, { workspaceId: req.workspaceId, requestId: req.id, log: req.log, onSearch: options.onSearch });
       const server = createEngramMcpServer(port);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {

@@ -3,13 +3,18 @@ import type { AppRoutes } from '../app.js';
 import { adminConnectionRoutes } from './adminConnections.js';
 import { adminImportRoutes } from './adminImports.js';
 import { docsRoutes } from './docs.js';
-import { v1Routes } from './v1/index.js';
+import { queryServiceFor, v1Routes } from './v1/index.js';
+import { mcpRoutes } from '../mcp/routes.js';
+import { metricsFor } from '../metrics/wiring.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** Every router the api mounts. */
 export function allRoutes(runtime: Runtime): AppRoutes {
+  const queries = queryServiceFor(runtime);
+  const metrics = metricsFor(runtime);
   return {
-    api: v1Routes(runtime),
+    api: v1Routes(runtime, queries),
+    mcp: mcpRoutes(runtime.db, queries, { onSearch: (mode, latency) => metrics.observeSearchLatency(mode, latency) }),
     admin: [adminConnectionRoutes(runtime), adminImportRoutes(runtime)],
     webhooks: runtime.config.webhooks ? webhookRoutes(runtime) : undefined,
     docs: docsRoutes(),

@@ -15,7 +15,8 @@ import { createLogger, createRuntime, loadConfig, type Runtime } from '@engram/r
 import { createApiKey, createWorkspace } from '@engram/stores';
 import { closeAppLimits, createApp } from '../../src/app.js';
 import { docsRoutes } from '../../src/routes/docs.js';
-import { v1Routes } from '../../src/routes/v1/index.js';
+import { queryServiceFor, v1Routes } from '../../src/routes/v1/index.js';
+import { mcpRoutes } from '../../src/mcp/routes.js';
 
 export interface Backend {
   name: string;
@@ -98,7 +99,8 @@ export async function startApi(backend: Backend): Promise<Api> {
   const embedder = createHashEmbedder({ dimensions: 128 });
   const runtime = await createRuntime(config, logger, { embedder });
   const indexer = createIndexer({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder });
-  const app = createApp(runtime, { api: v1Routes(runtime), docs: docsRoutes() });
+  const queries = queryServiceFor(runtime);
+  const app = createApp(runtime, { api: v1Routes(runtime, queries), mcp: mcpRoutes(runtime.db, queries), docs: docsRoutes() });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -7,6 +7,14 @@ import { route } from '../../http/context.js';
 import { authenticate, ms } from './common.js';
 import { findSimilarShape, shapeOf } from './shapes.js';
 
+/** Parses a findsimilar body: the schema, then exactly one of id and url (400 otherwise). */
+export function findSimilarRequest(body: unknown): FindSimilarRequest {
+  const request = parseBody(FindSimilarRequest, body);
+  if (request.id !== undefined && request.url !== undefined) throw badRequest('id', 'provide exactly one of id and url, not both');
+  if (request.id === undefined && request.url === undefined) throw badRequest('id', 'one of id or url is required');
+  return request;
+}
+
 /**
  * POST /findsimilar: exactly one of id/url; X-Workspace-ID required (spec section 5). An unknown id or an
  * unresolvable url is the query service's `NotFoundError`, which the error middleware answers with 404.
@@ -18,9 +26,7 @@ export function findSimilarRoute(db: Db, queries: QueryService): Router {
     ...authenticate(db, { headerRequired: true }),
     route(async (req, res) => {
       const started = performance.now();
-      const request = parseBody(FindSimilarRequest, req.body);
-      if (request.id !== undefined && request.url !== undefined) throw badRequest('id', 'provide exactly one of id and url, not both');
-      if (request.id === undefined && request.url === undefined) throw badRequest('id', 'one of id or url is required');
+      const request = findSimilarRequest(req.body);
       const out = await queries.findSimilar(req.workspaceId, request);
       res.json(findSimilarShape(shapeOf(req), out, ms(started), req.id));
     }),

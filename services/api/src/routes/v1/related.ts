@@ -1,10 +1,20 @@
 import { Router } from 'express';
-import { RelatedRequest } from '@engram/contracts';
-import type { QueryService } from '@engram/search';
+import type { z } from 'zod';
+import { RelatedRequest, type RelatedResponse } from '@engram/contracts';
+import type { QueryService, RelatedGraph } from '@engram/search';
 import type { Db } from '@engram/stores';
 import { parseBody } from '../../http/errors.js';
 import { route } from '../../http/context.js';
 import { authenticate, ms } from './common.js';
+
+/** The one shape of a related answer. */
+export function relatedShape(graph: RelatedGraph, took: number, requestId: string): z.infer<typeof RelatedResponse> {
+  return {
+    data: { root: graph.root, nodes: graph.nodes, edges: graph.edges },
+    meta: { depth: graph.depth, nodeCount: graph.nodes.length, edgeCount: graph.edges.length, took },
+    requestId,
+  };
+}
 
 /** POST /related: one shape on both prefixes; X-Workspace-ID optional; an unknown root is 404 (NotFoundError). */
 export function relatedRoute(db: Db, queries: QueryService): Router {
@@ -16,11 +26,7 @@ export function relatedRoute(db: Db, queries: QueryService): Router {
       const started = performance.now();
       const request = parseBody(RelatedRequest, req.body);
       const graph = await queries.related(req.workspaceId, request);
-      res.json({
-        data: { root: graph.root, nodes: graph.nodes, edges: graph.edges },
-        meta: { depth: graph.depth, nodeCount: graph.nodes.length, edgeCount: graph.edges.length, took: ms(started) },
-        requestId: req.id,
-      });
+      res.json(relatedShape(graph, ms(started), req.id));
     }),
   );
   return router;

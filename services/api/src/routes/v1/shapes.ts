@@ -4,7 +4,8 @@
  * fields, so engine-internal fields never leak.
  */
 import type { Request } from 'express';
-import type { ContentItem, SearchRequest, SearchResponseA, SearchResponseB, SearchResult } from '@engram/contracts';
+import type { z } from 'zod';
+import type { ContentItem, ContentsResponseA, FindSimilarResponseA, SearchRequest, SearchResponseA, SearchResponseB, SearchResult } from '@engram/contracts';
 import type { FindSimilarOutcome, SearchAnswer } from '@engram/search';
 
 export type Shape = 'A' | 'B';
@@ -53,24 +54,30 @@ export function searchShapeB(out: SearchAnswer, requestId: string): SearchRespon
   };
 }
 
+export function contentsShapeA(items: ContentItem[], missing: string[], requestId: string): z.infer<typeof ContentsResponseA> {
+  return { items, missing, requestId };
+}
+
 export function contentsShape(shape: Shape, items: ContentItem[], missing: string[], requestId: string) {
-  return shape === 'A' ? { items, missing, requestId } : { data: { items, missing }, meta: { total: items.length }, requestId };
+  return shape === 'A' ? contentsShapeA(items, missing, requestId) : { data: { items, missing }, meta: { total: items.length }, requestId };
+}
+
+export function findSimilarShapeA(out: FindSimilarOutcome, took: number, requestId: string): z.infer<typeof FindSimilarResponseA> {
+  return {
+    source: defined({ id: out.source.id, title: out.source.title, type: out.source.type, cluster: out.source.cluster }),
+    similar: out.similar.map((s) =>
+      defined({
+        id: s.id, title: s.title, url: s.url, snippet: s.snippet, score: s.score, vectorSimilarity: s.vectorSimilarity,
+        entityOverlap: s.entityOverlap, sameCluster: s.sameCluster, source: s.source, type: s.type, occurredAt: s.occurredAt,
+      }),
+    ),
+    meta: { total: out.total, took, inputEmbedding: { found: out.inputEmbedding.found, generated: out.inputEmbedding.generated } },
+    requestId,
+  };
 }
 
 export function findSimilarShape(shape: Shape, out: FindSimilarOutcome, took: number, requestId: string) {
-  if (shape === 'A') {
-    return {
-      source: defined({ id: out.source.id, title: out.source.title, type: out.source.type, cluster: out.source.cluster }),
-      similar: out.similar.map((s) =>
-        defined({
-          id: s.id, title: s.title, url: s.url, snippet: s.snippet, score: s.score, vectorSimilarity: s.vectorSimilarity,
-          entityOverlap: s.entityOverlap, sameCluster: s.sameCluster, source: s.source, type: s.type, occurredAt: s.occurredAt,
-        }),
-      ),
-      meta: { total: out.total, took, inputEmbedding: { found: out.inputEmbedding.found, generated: out.inputEmbedding.generated } },
-      requestId,
-    };
-  }
+  if (shape === 'A') return findSimilarShapeA(out, took, requestId);
   return {
     data: {
       source: { id: out.source.id, title: out.source.title, type: out.source.type },
