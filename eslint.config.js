@@ -27,6 +27,11 @@ export default tseslint.config(
     },
   },
   {
+    // The search console: plain ES modules run by the browser, as served.
+    files: ['services/api/console/**/*.js'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', DOMParser: 'readonly', Node: 'readonly', localStorage: 'readonly' } },
+  },
+  {
     files: ['packages/**/*.ts'],
     ignores: ['packages/*/src/testing/**', '**/*.test.ts'],
     rules: {

@@ -21,6 +21,8 @@ export interface AppRoutes {
   webhooks?: Router;
   /** Mounted at `/`: OpenAPI document and docs page. */
   docs?: Router;
+  /** Mounted at `/`: the search console (static files). */
+  console?: Router;
 }
 
 /**
@@ -55,6 +57,7 @@ export function createApp(runtime: Runtime, routes: AppRoutes = {}, options: { l
   }
   if (routes.mcp) app.use('/mcp', routes.mcp);
   if (routes.docs) app.use(routes.docs);
+  if (routes.console) app.use(routes.console);
   app.use((req, _res, next) => next(notFound('route', `no route for ${req.method} ${req.path}`)));
   app.use(errorMiddleware);
   return app;

@@ -2,6 +2,7 @@ import type { Runtime } from '@engram/runtime';
 import type { AppRoutes } from '../app.js';
 import { adminConnectionRoutes } from './adminConnections.js';
 import { adminImportRoutes } from './adminImports.js';
+import { consoleRoutes } from './console.js';
 import { docsRoutes } from './docs.js';
 import { queryServiceFor, v1Routes } from './v1/index.js';
 import { mcpRoutes } from '../mcp/routes.js';
@@ -18,5 +19,6 @@ export function allRoutes(runtime: Runtime): AppRoutes {
     admin: [adminConnectionRoutes(runtime), adminImportRoutes(runtime)],
     webhooks: runtime.config.webhooks ? webhookRoutes(runtime) : undefined,
     docs: docsRoutes(),
+    console: consoleRoutes(),
   };
 }
