@@ -119,12 +119,12 @@ describe.skipIf(!executablePath)(executablePath ? title : `${title} (skipped: no
     await page.click('#filters summary');
     await page.check('input[name=source][value=linear]');
     await page.click('#search-form button[type=submit]');
-    await page.waitForFunction(() => [...document.querySelectorAll('#results .result .meta')].every((m) => m.textContent?.includes('linear')));
-    const titles = await page.locator('#results .result .title').allTextContents();
-    expect(titles).toEqual([story.linearIssue.title]);
+    const titles = () => page.locator('#results .result .title').allTextContents();
+    await expect.poll(titles).toEqual([story.linearIssue.title]);
+    expect(await page.locator('#results .result .meta').allTextContents()).toEqual([expect.stringContaining('linear')]);
     await page.uncheck('input[name=source][value=linear]');
     await page.click('#search-form button[type=submit]');
-    await page.waitForFunction((t) => [...document.querySelectorAll('#results .result .title')].some((el) => el.textContent === t), story.fixPr.title);
+    await expect.poll(titles).toContain(story.fixPr.title);
   });
 
   it("opens a result's full content", async () => {
@@ -148,7 +148,7 @@ describe.skipIf(!executablePath)(executablePath ? title : `${title} (skipped: no
     expect(new Set(positions).size).toBe(positions.length);
     await shot('3-graph');
     await page.locator('svg.graph .node', { hasText: 'Crash when the config file' }).locator('circle').click();
-    await page.waitForFunction((t) => document.querySelector('#panel-title')?.textContent === t, story.crashIssue.title);
+    await expect.poll(() => page.textContent('#panel-title')).toBe(story.crashIssue.title);
     expect(await page.textContent('#panel pre.content')).toContain('empty widgets.config.json');
   });
 
