@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SourceEvent } from '@engram/contracts';
 import { createIndexer } from '@engram/indexer';
 import { createHashEmbedder, stageAndIndex } from '@engram/indexer/testing';
-import { createWorkspace, getAreaModelVersion, stageEvents } from '@engram/stores';
+import { jobCatalog } from '@engram/queue';
+import { createWorkspace, getAreaModelVersion, getStagedEvent, stageEvents } from '@engram/stores';
 import { createLogger, createRuntime, loadConfig, startJobs, type Jobs, type Runtime } from '../src/index.js';
+import { indexEventHandler } from '../src/jobs/indexEvent.js';
 
 const change = (n: number, file: string): SourceEvent =>
   SourceEvent.parse({
@@ -59,4 +61,32 @@ describe('background jobs keep the area model current', () => {
       expect(await getAreaModelVersion(runtime.db, ws)).toMatchObject({ changes: total });
     }
   }, 60_000);
+});
+
+describe('an event whose every attempt failed', () => {
+  let dataDir: string;
+  let runtime: Runtime;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'engram-jobs-failed-'));
+    const silent = createLogger({ level: 'warn', name: 'jobs-test', destination: new Writable({ write: (_c, _e, done) => done() }) });
+    // An embedding provider that rejects every call, as one does with a wrong API key.
+    const rejecting = { ...createHashEmbedder({ dimensions: 64 }), embed: async () => Promise.reject(new Error('401 Incorrect API key provided.')) };
+    runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }), silent, { embedder: rejecting });
+  }, 60_000);
+  afterAll(async () => {
+    await runtime?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('is marked failed with the error on its last attempt (its import no longer waits on it), and stays pending before', async () => {
+    const ws = (await createWorkspace(runtime.db, 'failing')).id;
+    const { ids } = await stageEvents(runtime.db, { workspaceId: ws, events: [change(1, 'src/a.js')] });
+    const handler = indexEventHandler(runtime, createIndexer({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder }))['index.event'];
+    const attempt = (n: number) => handler({ workspaceId: ws, eventId: ids[0]! }, { jobId: ids[0]!, attempt: n, signal: new AbortController().signal });
+    await expect(attempt(1)).rejects.toThrow(/Incorrect API key/);
+    expect((await getStagedEvent(runtime.db, ids[0]!))?.status).toBe('pending');
+    await expect(attempt(jobCatalog['index.event'].attempts)).rejects.toThrow(/Incorrect API key/);
+    const event = await runtime.db.query<{ status: string; error: string }>('SELECT status, error FROM source_events WHERE id = $1', [ids[0]]);
+    expect(event.rows[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/gave up after 6 attempt\(s\): 401 Incorrect API key/) });
+  });
 });

@@ -1,5 +1,6 @@
 import type { Indexer } from '@engram/indexer';
-import type { JobHandlers } from '@engram/queue';
+import { jobCatalog, PermanentJobError, type JobHandlers } from '@engram/queue';
+import { markEvent } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
 import { rebuildWhenQuiet } from './recluster.js';
 
@@ -9,13 +10,22 @@ import { rebuildWhenQuiet } from './recluster.js';
  * per ten minutes), besides the periodic schedule: merges reunite what concurrent assignment split. And
  * once more when the backlog drains (an import or a sync page is done), once no indexing is left
  * running, so the clusters and the area model hold what the burst's later events brought. Actors whose
- * items changed get their expertise refreshed.
+ * items changed get their expertise refreshed. An event whose last attempt fails (the embedding provider
+ * rejects the key, say) is marked failed with the error, so its import reports it and `engram import
+ * --wait` ends (non-zero) instead of waiting on an event nothing will pick up again; importing the same
+ * file again retries it.
  */
 export function indexEventHandler(runtime: Runtime, indexer: Indexer): Pick<JobHandlers, 'index.event'> {
   const { queue } = runtime;
   return {
-    'index.event': async ({ workspaceId, eventId }) => {
-      const outcome = await indexer.indexEvent(eventId);
+    'index.event': async ({ workspaceId, eventId }, ctx) => {
+      const outcome = await indexer.indexEvent(eventId).catch(async (error: unknown) => {
+        if (error instanceof PermanentJobError || ctx.attempt >= jobCatalog['index.event'].attempts) {
+          const message = error instanceof Error ? error.message : String(error);
+          await markEvent(runtime.db, eventId, 'failed', `gave up after ${ctx.attempt} attempt(s): ${message}`.slice(0, 2000));
+        }
+        throw error;
+      });
       if (outcome.status === 'indexed') {
         await queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${Math.floor(Date.now() / 600_000)}`, delayMs: 5_000 });
         if ((await queue.depths())['index.event'].waiting === 0) await rebuildWhenQuiet(runtime, workspaceId);
