@@ -68,7 +68,7 @@ export function createSearchService(deps: SearchDeps) {
     const rerankMs = performance.now() - rerankStart;
 
     const enrichStart = performance.now();
-    const shown = await present(deps.db, request, second.ranked, fused.rows, question.terms, retrieved);
+    const shown = await present(deps.db, read, request, second.ranked, fused.rows, question.terms, { ...retrieved, workspaceId });
     const enrichMs = performance.now() - enrichStart;
 
     const p = retrieved.paths;

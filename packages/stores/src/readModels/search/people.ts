@@ -21,13 +21,13 @@ export async function actorsExpertIn(db: Queryable, workspaceId: string, terms: 
   return res.rows;
 }
 
-/** The newest `limit` (item, actor, role) rows of these actors' items that pass the filter. */
+/** The newest `limit` (item, actor, role) rows of these actors' items that pass the filter (ties by item id, then role). */
 export async function itemsOfActors(db: Queryable, filter: ItemFilter, actorIds: readonly string[], limit: number): Promise<{ id: string; actor_id: string; role: string }[]> {
   const where = itemFilterSql(filter, 2);
   const res = await db.query<{ id: string; actor_id: string; role: string }>(
     `SELECT i.id, ia.actor_id, ia.role FROM item_actors ia JOIN items i ON i.id = ia.item_id
      WHERE ia.actor_id = ANY($1::text[]) AND ${where.sql}
-     ORDER BY i.occurred_at DESC LIMIT ${Math.floor(limit)}`,
+     ORDER BY i.occurred_at DESC, i.id COLLATE "C", ia.role COLLATE "C" LIMIT ${Math.floor(limit)}`,
     [actorIds, ...where.params],
   );
   return res.rows;
@@ -63,4 +63,22 @@ export async function actorDirectory(db: Queryable, workspaceId: string): Promis
     identities: identities.rows.map((r) => ({ actorId: r.actor_id, value: r.value })),
     domains: actors.rows.map((r) => ({ actorId: r.id, domains: r.expertise_domains })),
   };
+}
+
+/** Every cluster member of the workspace, with its similarity to its cluster (what a cache of the cluster path holds). */
+export async function clusterMembership(db: Queryable, workspaceId: string): Promise<{ id: string; clusterId: string; similarity: number }[]> {
+  const res = await db.query<{ id: string; cluster_id: string; similarity: number }>(
+    'SELECT item_id AS id, cluster_id, similarity FROM cluster_members WHERE workspace_id = $1',
+    [workspaceId],
+  );
+  return res.rows.map((r) => ({ id: r.id, clusterId: r.cluster_id, similarity: r.similarity }));
+}
+
+/** Every (item, actor, role) row of the workspace with the item's date in ms (what a cache of the actor path holds). */
+export async function actorItems(db: Queryable, workspaceId: string): Promise<{ id: string; actorId: string; role: string; occurredAt: number }[]> {
+  const res = await db.query<{ id: string; actor_id: string; role: string; occurred_at: Date | string }>(
+    `SELECT i.id, ia.actor_id, ia.role, i.occurred_at FROM item_actors ia JOIN items i ON i.id = ia.item_id WHERE ia.workspace_id = $1`,
+    [workspaceId],
+  );
+  return res.rows.map((r) => ({ id: r.id, actorId: r.actor_id, role: r.role, occurredAt: new Date(r.occurred_at).getTime() }));
 }
