@@ -1,7 +1,8 @@
 import type { SearchRequest, SearchResult } from '@engram/contracts';
-import type { Queryable, SearchReadModel } from '@engram/stores';
+import type { SearchReadModel } from '@engram/stores';
 import type { ItemRow } from '../candidates.js';
-import { actorsOf, clustersOf, type ActorContext, type ClusterContext } from '../enrich.js';
+import type { ActorContext, ClusterContext } from '../enrich.js';
+import type { ContextReader } from './context.js';
 import { focusSnippet, highlight } from '../highlight.js';
 import type { Scored } from './types.js';
 
@@ -17,8 +18,7 @@ const round = (x: number, digits = 4): number => Math.round(x * 10 ** digits) / 
  * terms, highlights, entities), and the context (clusters and people) when asked for.
  */
 export async function present(
-  db: Queryable,
-  read: SearchReadModel,
+  reads: { read: SearchReadModel; context: ContextReader },
   request: Pick<SearchRequest, 'offset' | 'limit' | 'includeContext' | 'includeHighlights'>,
   ranked: readonly Scored[],
   rows: ReadonlyMap<string, ItemRow>,
@@ -30,8 +30,10 @@ export async function present(
   const pageIds = page.map((r) => r.c.id);
   const termSet = new Set(terms);
   const [entities, found] = await Promise.all([
-    read.itemEntities(context.workspaceId, pageIds),
-    request.includeContext ? Promise.all([clustersOf(db, pageIds, context.clusterIds), actorsOf(db, pageIds, context.actorIds)]) : Promise.resolve(null),
+    reads.read.itemEntities(context.workspaceId, pageIds),
+    request.includeContext
+      ? Promise.all([reads.context.clusters(context.workspaceId, pageIds, context.clusterIds), reads.context.actors(context.workspaceId, pageIds, context.actorIds)])
+      : Promise.resolve(null),
   ]);
   const results = page.map(({ c, score }): SearchResult => {
     const snippet = focusSnippet(c.content, c.snippet, termSet);

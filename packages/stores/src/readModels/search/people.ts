@@ -82,3 +82,21 @@ export async function actorItems(db: Queryable, workspaceId: string): Promise<{ 
   );
   return res.rows.map((r) => ({ id: r.id, actorId: r.actor_id, role: r.role, occurredAt: new Date(r.occurred_at).getTime() }));
 }
+
+/** Every cluster of the workspace as a search's context shows it (what a snapshot of the context holds). */
+export async function clusterCards(db: Queryable, workspaceId: string): Promise<{ id: string; topic: string | null; summary: string | null; keywords: string[]; memberCount: number }[]> {
+  const res = await db.query<{ id: string; topic: string | null; summary: string | null; keywords: string[]; member_count: number }>(
+    'SELECT id, topic, summary, keywords, member_count FROM clusters WHERE workspace_id = $1',
+    [workspaceId],
+  );
+  return res.rows.map((r) => ({ id: r.id, topic: r.topic, summary: r.summary, keywords: r.keywords, memberCount: r.member_count }));
+}
+
+/** Every person of the workspace as a search's context shows and ranks them (what a snapshot of the context holds). */
+export async function actorCards(db: Queryable, workspaceId: string): Promise<{ id: string; displayName: string; expertiseDomains: string[]; itemCount: number }[]> {
+  const res = await db.query<{ id: string; display_name: string; expertise_domains: string[]; item_count: number }>(
+    'SELECT id, display_name, expertise_domains, item_count FROM actors WHERE workspace_id = $1',
+    [workspaceId],
+  );
+  return res.rows.map((r) => ({ id: r.id, displayName: r.display_name, expertiseDomains: r.expertise_domains, itemCount: Number(r.item_count) }));
+}
