@@ -34,7 +34,7 @@ describe.skipIf(!hasData)('search context and entities at rest (needs ../shared/
     }
     expect(first.some((o) => (o.context?.clusters.length ?? 0) > 0)).toBe(true);
     expect(first.some((o) => (o.context?.relevantActors.length ?? 0) > 0)).toBe(true);
-    expect(first.some((o) => o.results.some((r) => r.entities.length > 1))).toBe(true);
+    expect(first.some((o) => o.results.some((r) => (r.entities ?? []).length > 1))).toBe(true);
 
     // A write drops the snapshots: a renamed person shows under the new name at once.
     const shown = first.flatMap((o) => o.context?.relevantActors ?? [])[0]!;
