@@ -8,7 +8,7 @@ import { createLogger, createRuntime, loadConfig, type Runtime } from '@engram/r
 
 const UNUSED_RERANKER = 'http://127.0.0.1:9/rerank';
 
-export function openFirstStageRuntime(dataDir: string, name: string): Promise<Runtime> {
-  const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', RERANK_URL: UNUSED_RERANKER });
+export function openFirstStageRuntime(dataDir: string, name: string, env: Record<string, string | undefined> = {}): Promise<Runtime> {
+  const config = loadConfig({ ...env, ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', RERANK_URL: UNUSED_RERANKER });
   return createRuntime(config, createLogger({ level: 'warn', name }));
 }

@@ -1,6 +1,7 @@
 /**
  * `npx tsx bench/search-latency.ts --index <copy of an Engram data dir holding the dataset> [--mode fast|balanced]
- *   [--only lexical|vector|entity|cluster|actor] [--queries 80] [--workspace <id>] [--read memory|sql|both]`
+ *   [--only lexical|vector|entity|cluster|actor] [--queries 80] [--workspace <id>] [--read memory|sql|both]
+ *   [--concurrency 16] [--pages-out <file>] [--pages-against <file>] [--context]`
  *
  * In-process search latency on a full index: the first `--queries` dev queries (after 10 warm-up
  * queries), limit 10, through the search service as the API builds it (learned reranker for
@@ -8,8 +9,14 @@
  * `latency` field the service reports. `--only` runs one retrieval path, to see what each costs alone.
  * `--read both` runs the same queries through the first stage's SQL read model and its in-memory one,
  * alternating per query, and prints the ratio (same process, same load).
+ * `--context` asks for the context and highlights, as the API's defaults do. `--concurrency N` then runs the queries again with N searches in flight (as N clients of one server
+ * would) and prints searches per second and CPU time per search (user + system of this process: the
+ * figure load on a shared machine moves least). `--pages-out` writes every query's first page (ids in
+ * order) and `--pages-against` compares this run's pages with such a file: before and after a change.
+ * An index built with an OpenAI-compatible embedder needs the same `EMBEDDING_*` variables as its server.
  * PGlite has one owner: point it at a copy of a data dir that no server has open.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openFirstStageRuntime } from './runtime.js';
@@ -26,6 +33,10 @@ const { values: args } = parseArgs({
     queries: { type: 'string', default: '80' },
     workspace: { type: 'string' },
     read: { type: 'string', default: 'memory' },
+    concurrency: { type: 'string' },
+    context: { type: 'boolean', default: false },
+    'pages-out': { type: 'string' },
+    'pages-against': { type: 'string' },
   },
 });
 if (!args.index) throw new Error('--index <data dir> is required');
@@ -33,7 +44,8 @@ const mode = args.mode === 'balanced' ? 'balanced' : 'fast';
 const only = args.only as PathName | undefined;
 if (only && !PATH_NAMES.includes(only)) throw new Error(`--only must be one of ${PATH_NAMES.join(', ')}`);
 
-const runtime = await openFirstStageRuntime(resolve(args.index), 'search-latency');
+const embeddingEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('EMBEDDING_')));
+const runtime = await openFirstStageRuntime(resolve(args.index), 'search-latency', embeddingEnv);
 try {
   const workspaceId = args.workspace ?? (await listWorkspaces(runtime.db))[0]!.id;
   // As the server does when it starts its jobs (PGlite runs no autovacuum).
@@ -48,12 +60,13 @@ try {
   );
   const queries = splitQueries((await loadDataset(resolve(args.data))).queries, 'dev').slice(0, Number(args.queries));
   const options = only ? { disablePaths: PATH_NAMES.filter((p) => p !== only) } : {};
-  const run = (read: string, query: string) => services[read]!.search(workspaceId, { query, limit: 10, offset: 0, mode, includeContext: false, includeHighlights: false }, options);
+  const run = (read: string, query: string) => services[read]!.search(workspaceId, { query, limit: 10, offset: 0, mode, includeContext: args.context, includeHighlights: args.context }, options);
   // The vector mirror loads in the background when the store opens: let it finish, then warm up.
   await new Promise((done) => setTimeout(done, 3000));
   for (const read of reads) for (const q of queries.slice(0, 10)) await run(read, q.query);
   const samples: Record<string, Record<string, number[]>> = Object.fromEntries(reads.map((r) => [r, { wall: [] }]));
   const same: boolean[] = [];
+  const pages: Record<string, string[]> = {};
   for (const [n, q] of queries.entries()) {
     const ids: string[][] = [];
     // Alternate which read model goes first: the first pays the query's embedding (then cached).
@@ -64,6 +77,7 @@ try {
       for (const [k, v] of Object.entries(outcome.latency)) if (typeof v === 'number') (samples[read]![k] ??= []).push(v);
       ids.push(outcome.results.map((r) => r.id));
     }
+    pages[q.query] = ids[0]!;
     if (ids.length === 2) same.push(JSON.stringify(ids[0]) === JSON.stringify(ids[1]));
     // (Each model's page is compared as a set of ids in order; which ran first does not matter.)
   }
@@ -79,6 +93,33 @@ try {
     console.log(`| ${k} | ${cols.map((xs) => `${mean(xs).toFixed(1)} | ${p50(xs).toFixed(1)}`).join(' | ')}${ratio} |`);
   }
   if (same.length) console.log(`same first page from both read models: ${same.filter(Boolean).length}/${same.length} queries`);
+  if (args['pages-out']) writeFileSync(args['pages-out'], JSON.stringify({ mode, pages }, null, 1));
+  if (args['pages-against']) {
+    const before = (JSON.parse(readFileSync(args['pages-against'], 'utf8')) as { pages: Record<string, string[]> }).pages;
+    const asked = Object.keys(pages).filter((query) => before[query]);
+    const moved = asked.filter((query) => JSON.stringify(before[query]) !== JSON.stringify(pages[query]));
+    console.log(`same first page as ${args['pages-against']}: ${asked.length - moved.length}/${asked.length} queries${moved.length ? `; moved: ${moved.slice(0, 5).join(' | ')}` : ''}`);
+  }
+  if (args.concurrency) {
+    const inFlight = Number(args.concurrency);
+    const read = reads[reads.length - 1]!;
+    const rounds = Math.max(1, Math.ceil(400 / queries.length));
+    const work = Array.from({ length: rounds }, () => queries).flat();
+    let next = 0;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < work.length) await run(read, work[next++]!.query);
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
+    console.log(
+      `${inFlight} in flight (${read}): ${work.length} searches in ${seconds.toFixed(1)} s = ${(work.length / seconds).toFixed(1)} searches/s; ` +
+        `CPU ${((used.user + used.system) / 1000 / work.length).toFixed(1)} ms per search; load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    );
+  }
   console.log(`rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
 } finally {
   await runtime.close();

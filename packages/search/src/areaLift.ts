@@ -10,7 +10,7 @@
  *   lift = sum_t idf(t) * log(1 + P_d(t) / (df(t) / N + 1e-4)) / sum_t idf(t)
  * with N the workspace's changes and df(t) how many of their titles hold t. 0 when nothing is known.
  */
-import { areasOfFiles, getAreaModelVersion, getAreaSizes, getTermAreas, ROOT_AREA, type AreaCounts, type Queryable } from '@engram/stores';
+import { areasOfFiles, getAreaModelVersion, getAreaSizes, getTermAreas, ROOT_AREA, type AreaCounts, type Db } from '@engram/stores';
 import { tokenize } from '@engram/text';
 
 /** Reads a workspace's area model: the counts of the given areas and terms. */
@@ -24,16 +24,27 @@ const CACHED_TERMS = 2_000;
 /**
  * The area model, cached per process: it changes only when the re-cluster job rebuilds it, so each
  * search reads one row (the build's time) and only the areas and terms it has not seen since that
- * build. Reading the candidates' areas and the question's terms afresh cost 23 ms a \`balanced\` query
+ * build (on the embedded default, not even that row until this process writes again). Reading the candidates' areas and the question's terms afresh cost 23 ms a \`balanced\` query
  * on the full prettier index (PGlite, this machine); a rebuild between the version read and the counts
  * read can mix two builds' counts until the next rebuild.
  */
-export function createAreaModelCache(db: Queryable, maxTerms = CACHED_TERMS): AreaModelReader {
+export function createAreaModelCache(db: Db, maxTerms = CACHED_TERMS): AreaModelReader {
   const byWorkspace = new Map<string, { builtAt: number; sizes: Map<string, number>; terms: Map<string, Map<string, number>> }>();
+  // The build read last, per workspace: on the embedded default no rebuild can happen without a write of this process.
+  const versions = new Map<string, { writes: number; version: ReturnType<typeof getAreaModelVersion> }>();
+  const versionOf = (workspaceId: string): ReturnType<typeof getAreaModelVersion> => {
+    const writes = db.writeCount();
+    const hit = versions.get(workspaceId);
+    if (db.kind === 'pglite' && hit?.writes === writes) return hit.version;
+    const version = getAreaModelVersion(db, workspaceId);
+    versions.set(workspaceId, { writes, version });
+    version.catch(() => versions.delete(workspaceId));
+    return version;
+  };
   return {
     async counts(workspaceId, areas, terms) {
       const out: AreaCounts = { areas: new Map(), terms: new Map() };
-      const version = await getAreaModelVersion(db, workspaceId);
+      const version = await versionOf(workspaceId);
       if (!version) return out;
       let model = byWorkspace.get(workspaceId);
       if (!model || model.builtAt !== version.builtAt) {

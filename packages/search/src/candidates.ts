@@ -1,4 +1,4 @@
-import { readItemRows, type PoolRow, type Queryable, type SearchItemRow, type SearchReadModel } from '@engram/stores';
+import { narrowsItems, readItemRows, type PoolRow, type Queryable, type SearchItemRow, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from './filters.js';
 import { PATH_NAMES, type PathName } from './fusion.js';
 import type { PathResult } from './paths/types.js';
@@ -24,10 +24,20 @@ export interface Pooled {
 }
 
 /**
- * The union of every path's candidates, with a pull request and its commits collapsed into one result
- * (the PR), since they are one change: the PR keeps the best score of each path over itself and its
- * commits. A commit whose PR no path returned is replaced by that PR, when the PR passes the filters. Items of other types stay as they are.
- * Reads only ids, types and dates (from the read model): text is read later, for the few the second stage or the page needs.
+ * Results a search ranks at most: the list its pages are cut from, and so the most `total` can be. A
+ * fixed number of results (not of items), so that a filter never raises `total` (docs/api.md, "total").
+ */
+export const MAX_RESULTS = 200;
+
+/**
+ * The union of every path's candidates, one result per change: a pull request and its commits are one
+ * change, so they collapse into one result that keeps the best score of each path over its members.
+ * The result is the PR when the PR passes the filters (a commit whose PR no path returned is replaced by
+ * it); when the filters leave the PR out (a commits-only search), the change's commits still collapse
+ * into one result, the commit with the most path evidence (sum of its path scores; ties by id). A
+ * change counts once under any filter, so a filter can only narrow the results. Items of other types
+ * stay as they are. Reads only ids, types and dates (from the read model): text is read later, for the
+ * few the second stage or the page needs.
  */
 export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, results: Partial<Record<PathName, PathResult>>): Promise<Map<string, Pooled>> {
   const workspaceId = filter.workspaceId;
@@ -37,19 +47,41 @@ export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, 
   const commitIds = [...rows.values()].filter((r) => r.type === 'commit').map((r) => r.id);
   const prOf = await read.pullRequestsOf(workspaceId, commitIds);
   const missingPrs = [...new Set(prOf.values())].filter((id) => !rows.has(id));
-  // A commit folds into its PR only when the PR passes the same filters (a commits-only search keeps commits).
-  for (const [id, row] of await read.poolRows(filter, missingPrs)) rows.set(id, row);
-  for (const [commit, pr] of prOf) if (!rows.has(pr)) prOf.delete(commit);
+  const passing = await read.poolRows(filter, missingPrs);
+  // A PR of the workspace that the filters leave out still names the change its commits belong to.
+  const existing = narrowsItems(filter) ? await read.poolRows({ workspaceId }, missingPrs.filter((id) => !passing.has(id))) : new Map<string, PoolRow>();
+  for (const [commit, pr] of prOf) if (!rows.has(pr) && !passing.has(pr) && !existing.has(pr)) prOf.delete(commit);
+  for (const [id, row] of passing) rows.set(id, row);
+
+  const pathScores = (id: string): Record<PathName, number> => {
+    const out = { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 };
+    for (const name of PATH_NAMES) out[name] = results[name]?.scores.get(id) ?? 0;
+    return out;
+  };
+  const evidence = (id: string): number => PATH_NAMES.reduce((a, name) => a + (results[name]?.scores.get(id) ?? 0), 0);
+  // Per change, the item that stands for it: the PR when it passes, else its best commit.
+  const shownAs = new Map<string, string>();
+  for (const id of ids) {
+    if (!rows.has(id)) continue;
+    const change = prOf.get(id) ?? id;
+    if (rows.has(change)) {
+      shownAs.set(change, change);
+      continue;
+    }
+    const current = shownAs.get(change);
+    const better = current === undefined || evidence(id) > evidence(current) || (evidence(id) === evidence(current) && id < current);
+    if (better) shownAs.set(change, id);
+  }
 
   const pooled = new Map<string, Pooled>();
   for (const id of ids) {
-    const target = prOf.get(id) ?? id;
-    const row = rows.get(target);
-    if (!row) continue;
-    const entry = pooled.get(target) ?? { row, paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, signals: {} };
+    if (!rows.has(id)) continue;
+    const change = prOf.get(id) ?? id;
+    const target = shownAs.get(change)!;
+    const entry = pooled.get(target) ?? { row: rows.get(target)!, paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, signals: {} };
+    const scores = pathScores(id);
     for (const name of PATH_NAMES) {
-      const score = results[name]?.scores.get(id) ?? 0;
-      if (score > entry.paths[name]) entry.paths[name] = score;
+      if (scores[name] > entry.paths[name]) entry.paths[name] = scores[name];
       for (const [k, v] of Object.entries(results[name]?.signals?.get(id) ?? {})) entry.signals[k] = Math.max(entry.signals[k] ?? 0, v);
     }
     if (target !== id) entry.signals.commitsFolded = (entry.signals.commitsFolded ?? 0) + 1;

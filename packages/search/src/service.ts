@@ -7,6 +7,7 @@ import { DEFAULT_FUSION, type PathName } from './fusion.js';
 import { createActorDirectoryCache } from './paths/actor.js';
 import { createCentroidCache } from './paths/cluster.js';
 import { DEFAULT_LEXICAL } from './paths/lexical.js';
+import { createContextReader } from './pipeline/context.js';
 import { fuseCandidates } from './pipeline/fuse.js';
 import { memoizeEmbedder } from './pipeline/memoizeEmbedder.js';
 import { present } from './pipeline/present.js';
@@ -28,6 +29,7 @@ export function createSearchService(deps: SearchDeps) {
   const centroids = createCentroidCache(deps.db);
   const actors = createActorDirectoryCache(deps.db);
   const areaModel = createAreaModelCache(deps.db);
+  const context = createContextReader(deps.db);
   const embedder = memoizeEmbedder(deps.embedder);
 
   const fusion = deps.fusion ?? DEFAULT_FUSION;
@@ -68,7 +70,7 @@ export function createSearchService(deps: SearchDeps) {
     const rerankMs = performance.now() - rerankStart;
 
     const enrichStart = performance.now();
-    const shown = await present(deps.db, request, second.ranked, fused.rows, question.terms, retrieved);
+    const shown = await present({ read, context }, request, second.ranked, fused.rows, question.terms, { ...retrieved, workspaceId });
     const enrichMs = performance.now() - enrichStart;
 
     const p = retrieved.paths;

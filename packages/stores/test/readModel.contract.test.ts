@@ -88,7 +88,9 @@ async function snapshot(read: SearchReadModel, filter: ItemFilter, terms: string
   const rows = [...(await read.poolRows(filter, ids)).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   const prs = [...(await read.pullRequestsOf(filter.workspaceId, ids))].sort();
   const stats = await read.stats(filter.workspaceId);
-  return { documents: postings.documents, avgLength: Number(postings.avgLength.toFixed(6)), lists, entities, rows, prs, statsDocs: stats.documents };
+  // A result's entities, in the order it lists them.
+  const itemEntities = [...(await read.itemEntities(filter.workspaceId, ids))].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  return { documents: postings.documents, avgLength: Number(postings.avgLength.toFixed(6)), lists, entities, rows, prs, statsDocs: stats.documents, itemEntities };
 }
 
 describe.each(databaseBackends())('search read model on $name: the in-memory index answers as SQL does', ({ url }) => {
@@ -107,7 +109,13 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     const sql = createSqlReadModel(db);
     const ids: string[] = [];
     const docs: Doc[] = [
-      { n: 1, title: 'fix decorators printer', body: 'decorators before export keep their comments', files: 'src/printer decorators', actors: ['alice'], entities: [{ category: 'keyword', key: 'decorators', confidence: 0.9 }] },
+      { n: 1, title: 'fix decorators printer', body: 'decorators before export keep their comments', files: 'src/printer decorators', actors: ['alice'], entities: [
+        // Ties in confidence: the rarer entity first (src/printer.js: one item), then by key (decorators before yaml).
+        { category: 'language', key: 'yaml', confidence: 0.9 },
+        { category: 'keyword', key: 'decorators', confidence: 0.9 },
+        { category: 'file', key: 'src/printer.js', confidence: 0.9 },
+        { category: 'person', key: 'alice', confidence: 0.95 },
+      ] },
       { n: 2, type: 'commit', title: 'fix decorators', body: 'squash of the decorators fix', actors: ['bob'], at: '2025-06-01T00:00:00Z', entities: [{ category: 'keyword', key: 'decorators', confidence: 0.6 }] },
       { n: 3, title: 'yaml comments lost', body: 'comments in yaml front matter were lost lost lost', actors: ['carol'], entities: [{ category: 'language', key: 'yaml', confidence: 1 }] },
     ];
@@ -131,7 +139,7 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     // (as a cascade does) leaves them behind, while the in-memory index counts what is there.
     const compare = async (label: string, countsKept = true) => {
       const counts = (x: Awaited<ReturnType<typeof snapshot>>) =>
-        countsKept ? x : { ...x, lists: x.lists.filter((l) => l.postings.length > 0).map((l) => ({ ...l, df: 0 })), entities: x.entities.map((e) => ({ ...e, itemCount: 0 })) };
+        countsKept ? x : { ...x, lists: x.lists.filter((l) => l.postings.length > 0).map((l) => ({ ...l, df: 0 })), entities: x.entities.map((e) => ({ ...e, itemCount: 0 })), itemEntities: x.itemEntities.map(([id, es]) => [id, [...es].sort((a, b) => (a.key < b.key ? -1 : 1))] as const) };
       for (const filter of filters) {
         const expected = await snapshot(createSqlReadModel(db), filter, terms, keys, [...ids, 'nope']);
         expect(counts(await snapshot(memory, filter, terms, keys, [...ids, 'nope'])), `${label} ${JSON.stringify(filter)}`).toEqual(counts(expected));
@@ -141,6 +149,7 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     const first = await snapshot(memory, { workspaceId: ws }, terms, keys, ids);
     expect(first.lists.find((l) => l.term === 'decorators')?.postings.map((x) => x.item)).toEqual([ids[0], ids[1]]);
     expect(first.prs).toEqual([[ids[1], ids[0]]]);
+    expect(first.itemEntities[0]![1].map((e) => e.key)).toEqual(['alice', 'src/printer.js', 'decorators', 'yaml']);
 
     // A new item, then an update that changes its words, are read on the next read.
     ids.push(await write(db, ws, { n: 4, title: 'markdown lists', body: 'nested lists in markdown', entities: [{ category: 'language', key: 'markdown', confidence: 1 }] }, p));

@@ -1,5 +1,6 @@
-import { actorDirectory, itemsOfActors, type Db, type Queryable } from '@engram/stores';
+import { actorDirectory, actorItems, itemsOfActors, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
+import { snapshotAtRest } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
 const ROLE_WEIGHT: Record<string, number> = { author: 1, assignee: 0.8, reviewer: 0.6, creator: 0.6, committer: 0.4, merger: 0.3, commenter: 0.3 };
@@ -9,7 +10,19 @@ interface Directory {
   named: Map<string, string[]>;
   /** Lower-cased expertise domain -> actors. */
   experts: Map<string, string[]>;
+  /** Each actor's (item, role) rows, newest first, while the index is at rest; else read per query. */
+  items(read: SearchReadModel, filter: ItemFilter, actorIds: readonly string[], limit: number): Promise<Omit<ActorItem, 'occurredAt'>[]>;
 }
+
+interface ActorItem {
+  id: string;
+  actor_id: string;
+  role: string;
+  occurredAt: number;
+}
+
+/** Newest first; ties by item id, then role (the per-query read orders the same way). */
+const newestFirst = (a: ActorItem, b: ActorItem): number => b.occurredAt - a.occurredAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : a.role < b.role ? -1 : a.role > b.role ? 1 : 0);
 
 /**
  * Each workspace's people (identities and expertise domains), kept until this process writes to the
@@ -20,6 +33,26 @@ interface Directory {
 export function createActorDirectoryCache(db: Db) {
   const maxAgeMs = db.kind === 'pglite' ? Infinity : 60_000;
   const cache = new Map<string, { at: number; writes: number; directory: Promise<Directory> }>();
+  const itemsByActor = snapshotAtRest(db, async (workspaceId) => {
+    const byActor = new Map<string, ActorItem[]>();
+    for (const r of await actorItems(db, workspaceId)) {
+      const row = { id: r.id, actor_id: r.actorId, role: r.role, occurredAt: r.occurredAt };
+      (byActor.get(r.actorId) ?? byActor.set(r.actorId, []).get(r.actorId)!).push(row);
+    }
+    for (const rows of byActor.values()) rows.sort(newestFirst);
+    return byActor;
+  });
+  const items: Directory['items'] = async (read, filter, actorIds, limit) => {
+    const snapshot = itemsByActor.get(filter.workspaceId);
+    if (!snapshot) return itemsOfActors(db, filter, actorIds, limit);
+    const byActor = await snapshot;
+    let rows = [...new Set(actorIds)].flatMap((id) => byActor.get(id) ?? []);
+    if (narrowsItems(filter)) {
+      const passing = await read.poolRows(filter, [...new Set(rows.map((r) => r.id))]);
+      rows = rows.filter((r) => passing.has(r.id));
+    }
+    return rows.sort(newestFirst).slice(0, Math.floor(limit));
+  };
   return (workspaceId: string): Promise<Directory> => {
     const hit = cache.get(workspaceId);
     if (hit && hit.writes === db.writeCount() && Date.now() - hit.at < maxAgeMs) return hit.directory;
@@ -28,7 +61,7 @@ export function createActorDirectoryCache(db: Db) {
       for (const { actorId, value } of identities) named.set(value, [...(named.get(value) ?? []), actorId]);
       const experts = new Map<string, string[]>();
       for (const { actorId, domains: list } of domains) for (const d of new Set(list.map((x) => x.toLowerCase()))) experts.set(d, [...(experts.get(d) ?? []), actorId]);
-      return { named, experts };
+      return { named, experts, items };
     });
     cache.set(workspaceId, { at: Date.now(), writes: db.writeCount(), directory });
     directory.catch(() => cache.delete(workspaceId));
@@ -43,7 +76,7 @@ export type ActorDirectoryCache = ReturnType<typeof createActorDirectoryCache>;
  * work on those terms. Returns the matched actors too, for `context.relevantActors`.
  */
 export function actorPath(
-  db: Queryable,
+  read: SearchReadModel,
   directoryOf: ActorDirectoryCache,
   filter: ItemFilter,
   input: { terms: string[]; words: string[]; k: number },
@@ -61,7 +94,7 @@ export function actorPath(
     for (const [id, n] of expert) if (!weight.has(id)) weight.set(id, Math.min(0.5, 0.2 * n));
     actorIds = [...weight.keys()];
     if (actorIds.length === 0) return { scores: new Map() };
-    const rows = await itemsOfActors(db, filter, actorIds, input.k * 4);
+    const rows = await directory.items(read, filter, actorIds, input.k * 4);
     const scores = new Map<string, number>();
     for (const r of rows) {
       const s = (weight.get(r.actor_id) ?? 0) * (ROLE_WEIGHT[r.role] ?? 0.3);

@@ -1,5 +1,6 @@
-import { clusterCentroids, clusterMembers, type Queryable } from '@engram/stores';
+import { clusterCentroids, clusterMembers, clusterMembership, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
+import { snapshotAtRest } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
 interface Centroid {
@@ -17,16 +18,41 @@ const dot = (a: number[], b: number[]): number => {
 };
 const norm = (a: number[]): number => Math.sqrt(dot(a, a)) || 1;
 
-/** Cluster centroids per workspace, cached briefly (re-clustering replaces them). */
-export function createCentroidCache(db: Queryable) {
+interface Member {
+  id: string;
+  clusterId: string;
+  similarity: number;
+}
+
+/**
+ * Cluster centroids per workspace, cached briefly (re-clustering replaces them); and, while the index
+ * is at rest (`snapshotAtRest`), every cluster's members, so a search reads no members from the database.
+ */
+export function createCentroidCache(db: Db) {
   const cache = new Map<string, { at: number; centroids: Centroid[] }>();
-  return async (workspaceId: string): Promise<Centroid[]> => {
+  const membership = snapshotAtRest(db, async (workspaceId) => {
+    const byCluster = new Map<string, Member[]>();
+    for (const m of await clusterMembership(db, workspaceId)) (byCluster.get(m.clusterId) ?? byCluster.set(m.clusterId, []).get(m.clusterId)!).push(m);
+    return byCluster;
+  });
+  const centroids = async (workspaceId: string): Promise<Centroid[]> => {
     const hit = cache.get(workspaceId);
     if (hit && Date.now() - hit.at < TTL_MS) return hit.centroids;
     const centroids = await clusterCentroids(db, workspaceId);
     cache.set(workspaceId, { at: Date.now(), centroids });
     return centroids;
   };
+  /** Members of these clusters that pass the filter: from the snapshot (filtered by the read model) or per query. */
+  const members = async (read: SearchReadModel, filter: ItemFilter, clusterIds: readonly string[]): Promise<Member[]> => {
+    const snapshot = membership.get(filter.workspaceId);
+    if (!snapshot) return clusterMembers(db, filter, clusterIds);
+    const byCluster = await snapshot;
+    const all = clusterIds.flatMap((id) => byCluster.get(id) ?? []);
+    if (!narrowsItems(filter)) return all;
+    const passing = await read.poolRows(filter, all.map((m) => m.id));
+    return all.filter((m) => passing.has(m.id));
+  };
+  return { centroids, members };
 }
 export type CentroidCache = ReturnType<typeof createCentroidCache>;
 
@@ -35,10 +61,10 @@ export type CentroidCache = ReturnType<typeof createCentroidCache>;
  * they are (cluster similarity x member similarity). It finds items that share a topic with the query
  * without sharing its words.
  */
-export function clusterPath(db: Queryable, centroids: CentroidCache, filter: ItemFilter, queryVector: number[], options: { clusters: number; k: number; floor: number }): Promise<PathResult & { clusterIds: string[] }> {
+export function clusterPath(read: SearchReadModel, clusters: CentroidCache, filter: ItemFilter, queryVector: number[], options: { clusters: number; k: number; floor: number }): Promise<PathResult & { clusterIds: string[] }> {
   const started = performance.now();
   return (async () => {
-    const all = await centroids(filter.workspaceId);
+    const all = await clusters.centroids(filter.workspaceId);
     const qn = norm(queryVector);
     const ranked = all
       .map((c) => ({ id: c.id, sim: dot(queryVector, c.vector) / (qn * norm(c.vector)) }))
@@ -47,7 +73,7 @@ export function clusterPath(db: Queryable, centroids: CentroidCache, filter: Ite
       .slice(0, options.clusters);
     if (ranked.length === 0) return { scores: new Map(), ms: performance.now() - started, clusterIds: [] };
     const inner = await timed(async () => {
-      const members = await clusterMembers(db, filter, ranked.map((c) => c.id));
+      const members = await clusters.members(read, filter, ranked.map((c) => c.id));
       const simOf = new Map(ranked.map((c) => [c.id, c.sim]));
       const scored = members
         .map((r) => ({ id: r.id, score: Math.max(0, Math.min(1, (simOf.get(r.clusterId) ?? 0) * Math.max(0, r.similarity))) }))

@@ -1,6 +1,6 @@
 import type { Db, SearchReadModel } from '@engram/stores';
 import { areaTitleLift, type AreaModelReader } from '../areaLift.js';
-import { loadItems, poolCandidates, toCandidate, type ItemRow } from '../candidates.js';
+import { loadItems, MAX_RESULTS, poolCandidates, toCandidate, type ItemRow } from '../candidates.js';
 import { fuse as blend, fusionSignals, recencyScore, type FusionWeights } from '../fusion.js';
 import type { Candidate } from '../rank/types.js';
 import type { Question, Retrieved } from './types.js';
@@ -20,7 +20,8 @@ export function byScore<T extends { id: string }>(score: (t: T) => number) {
 
 /**
  * Stage 2, fuse: the paths' candidates pooled into one list (a PR and its commits are one change),
- * scored by the weighted blend of path scores and signals, and the text read for the first `textDepth`.
+ * scored by the weighted blend of path scores and signals, cut at MAX_RESULTS results (the list pages
+ * are cut from, whose length is `total`), and the text read for the first `textDepth`.
  * With `areas`, the candidates the second stage reads get the area signal (`areaTitleLift`).
  */
 export async function fuseCandidates(
@@ -35,7 +36,8 @@ export async function fuseCandidates(
       const recency = recencyScore(new Date(p.row.occurredAt).toISOString(), deps.now, deps.fusion.recencyHalfLifeDays);
       return { id: p.row.id, p, fused: blend(p.paths, fusionSignals(p.signals, recency), deps.fusion) };
     })
-    .sort(byScore((c) => c.fused));
+    .sort(byScore((c) => c.fused))
+    .slice(0, MAX_RESULTS);
   const rows = await loadItems(deps.db, q.workspaceId, fusedPool.slice(0, options.textDepth).map((c) => c.id));
   const candidates = fusedPool.map((c) => toCandidate(c.p, rows.get(c.id), c.fused, deps.now));
   if (!options.areas) return { candidates, rows };

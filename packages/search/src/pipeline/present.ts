@@ -1,7 +1,8 @@
 import type { SearchRequest, SearchResult } from '@engram/contracts';
-import type { Queryable } from '@engram/stores';
+import type { SearchReadModel } from '@engram/stores';
 import type { ItemRow } from '../candidates.js';
-import { actorsOf, clustersOf, itemEntities, type ActorContext, type ClusterContext } from '../enrich.js';
+import type { ActorContext, ClusterContext } from '../enrich.js';
+import type { ContextReader } from './context.js';
 import { focusSnippet, highlight } from '../highlight.js';
 import type { Scored } from './types.js';
 
@@ -17,20 +18,22 @@ const round = (x: number, digits = 4): number => Math.round(x * 10 ** digits) / 
  * terms, highlights, entities), and the context (clusters and people) when asked for.
  */
 export async function present(
-  db: Queryable,
+  reads: { read: SearchReadModel; context: ContextReader },
   request: Pick<SearchRequest, 'offset' | 'limit' | 'includeContext' | 'includeHighlights'>,
   ranked: readonly Scored[],
   rows: ReadonlyMap<string, ItemRow>,
   terms: readonly string[],
-  context: { clusterIds: string[]; actorIds: string[] },
+  context: { workspaceId: string; clusterIds: string[]; actorIds: string[] },
 ): Promise<Presented> {
   // An item deleted since it was pooled has no row: it drops out of the page.
   const page = ranked.slice(request.offset, request.offset + request.limit).filter((r) => rows.has(r.c.id));
   const pageIds = page.map((r) => r.c.id);
   const termSet = new Set(terms);
   const [entities, found] = await Promise.all([
-    itemEntities(db, pageIds),
-    request.includeContext ? Promise.all([clustersOf(db, pageIds, context.clusterIds), actorsOf(db, pageIds, context.actorIds)]) : Promise.resolve(null),
+    reads.read.itemEntities(context.workspaceId, pageIds),
+    request.includeContext
+      ? Promise.all([reads.context.clusters(context.workspaceId, pageIds, context.clusterIds), reads.context.actors(context.workspaceId, pageIds, context.actorIds)])
+      : Promise.resolve(null),
   ]);
   const results = page.map(({ c, score }): SearchResult => {
     const snippet = focusSnippet(c.content, c.snippet, termSet);

@@ -33,10 +33,10 @@ export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathNa
   const [lexical, entity, actor, vector, cluster] = await Promise.all([
     runs('lexical') ? lexicalPath(deps.read, q.filter, q.terms, deps.lexical) : { ...emptyPath(), matched: 0 },
     runs('entity') ? entityPath(deps.read, q.filter, queryEntities(q.topic), PATH_K) : emptyPath(),
-    runs('actor') ? actorPath(deps.db, deps.actors, q.filter, { terms: q.terms, words: q.words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
+    runs('actor') ? actorPath(deps.read, deps.actors, q.filter, { terms: q.terms, words: q.words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
     runs('vector') && embedding ? embedding.then((e) => vectorPath(deps.vectors, q.filter, e.vector, PATH_K)) : emptyPath(),
     runs('cluster') && embedding
-      ? embedding.then((e) => clusterPath(deps.db, deps.centroids, q.filter, e.vector, { clusters: 3, k: PATH_K, floor: 0.35 }))
+      ? embedding.then((e) => clusterPath(deps.read, deps.centroids, q.filter, e.vector, { clusters: 3, k: PATH_K, floor: 0.35 }))
       : { ...emptyPath(), clusterIds: [] as string[] },
   ]);
   return {

@@ -26,4 +26,4 @@ export function openSearchReadModel(db: Db, options: ReadModelOptions = {}): Sea
   return createMemoryReadModel(db, sql, options);
 }
 export { readItemRows, type SearchItemRow } from './itemRows.js';
-export { actorDirectory, actorsExpertIn, actorsNamed, clusterCentroids, clusterMembers, itemsOfActors } from './people.js';
+export { actorCards, actorDirectory, actorItems, actorsExpertIn, actorsNamed, clusterCards, clusterCentroids, clusterMembers, clusterMembership, itemsOfActors } from './people.js';

@@ -1,7 +1,7 @@
 import type { Db } from '../../db.js';
 import { itemPredicate } from './filterSql.js';
 import { GrowingPostingList, packFields } from './postingLists.js';
-import type { CollectionStats, EntityMatch, PoolRow, PostingsRead, SearchReadModel } from './types.js';
+import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatch, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
 
 /** Items read per page when loading or catching up: bounded work between yields to the event loop. */
 const PAGE = 1000;
@@ -28,6 +28,8 @@ class WorkspaceIndex {
   readonly actorNames: (readonly string[])[] = [];
   readonly termsOf: Int32Array[] = [];
   readonly entitiesOf: Int32Array[] = [];
+  /** The confidence of each of `entitiesOf[doc]`'s mentions, in the same order. */
+  readonly mentionConfidence: Float64Array[] = [];
   readonly lists: GrowingPostingList[] = [];
   readonly termIndex = new Map<string, number>();
   readonly entities: EntityEntry[] = [];
@@ -64,6 +66,7 @@ class WorkspaceIndex {
     }
     this.termsOf[doc] = EMPTY;
     this.entitiesOf[doc] = EMPTY;
+    this.mentionConfidence[doc] = NO_CONFIDENCE;
   }
 
   add(row: ItemRowRead, postings: readonly PostingRowRead[], mentions: readonly MentionRowRead[]): void {
@@ -98,6 +101,7 @@ class WorkspaceIndex {
     });
     this.termsOf.push(terms);
     const entities = new Int32Array(mentions.length);
+    const confidence = new Float64Array(mentions.length);
     mentions.forEach((m, i) => {
       const id = String(m.entity_id);
       let e = this.entityIndex.get(id);
@@ -112,8 +116,10 @@ class WorkspaceIndex {
       entry.confidence.push(Number(m.confidence));
       entry.live++;
       entities[i] = e;
+      confidence[i] = Number(m.confidence);
     });
     this.entitiesOf.push(entities);
+    this.mentionConfidence.push(confidence);
   }
 
   /** Drops dead postings and mentions from the lists that lost documents, where they are most of the list. */
@@ -153,6 +159,7 @@ class WorkspaceIndex {
 }
 
 const EMPTY = new Int32Array(0);
+const NO_CONFIDENCE = new Float64Array(0);
 
 interface ItemRowRead {
   id: string;
@@ -376,6 +383,23 @@ export function createMemoryReadModel(db: Db, fallback: SearchReadModel, options
         const row = { id, source: ws.source[doc]!, type: ws.type[doc]!, occurredAt: ws.occurredAt[doc]!, actorNames: ws.actorNames[doc]! };
         if (predicate && !predicate(row)) continue;
         out.set(id, { id, type: row.type, occurredAt: row.occurredAt });
+      }
+      return out;
+    },
+
+    async itemEntities(workspaceId, ids, perItem = ENTITIES_PER_ITEM): Promise<Map<string, { key: string; category: string }[]>> {
+      if (!(await use())) return fallback.itemEntities(workspaceId, ids, perItem);
+      const ws = workspaces.get(workspaceId);
+      const out = new Map<string, { key: string; category: string }[]>();
+      if (!ws) return out;
+      for (const id of ids) {
+        const doc = ws.ordOf.get(id);
+        if (doc === undefined) continue;
+        const confidence = ws.mentionConfidence[doc]!;
+        // As the SQL read orders them: most confident first, then the rarer entity (fewer items), then by key.
+        const ranked = [...ws.entitiesOf[doc]!].map((e, i) => ({ entry: ws.entities[e]!, confidence: confidence[i]! }));
+        ranked.sort((a, b) => b.confidence - a.confidence || a.entry.live - b.entry.live || (a.entry.key < b.entry.key ? -1 : a.entry.key > b.entry.key ? 1 : 0));
+        if (ranked.length > 0) out.set(id, ranked.slice(0, perItem).map(({ entry }) => ({ key: entry.key, category: entry.category })));
       }
       return out;
     },

@@ -21,13 +21,13 @@ export async function actorsExpertIn(db: Queryable, workspaceId: string, terms: 
   return res.rows;
 }
 
-/** The newest `limit` (item, actor, role) rows of these actors' items that pass the filter. */
+/** The newest `limit` (item, actor, role) rows of these actors' items that pass the filter (ties by item id, then role). */
 export async function itemsOfActors(db: Queryable, filter: ItemFilter, actorIds: readonly string[], limit: number): Promise<{ id: string; actor_id: string; role: string }[]> {
   const where = itemFilterSql(filter, 2);
   const res = await db.query<{ id: string; actor_id: string; role: string }>(
     `SELECT i.id, ia.actor_id, ia.role FROM item_actors ia JOIN items i ON i.id = ia.item_id
      WHERE ia.actor_id = ANY($1::text[]) AND ${where.sql}
-     ORDER BY i.occurred_at DESC LIMIT ${Math.floor(limit)}`,
+     ORDER BY i.occurred_at DESC, i.id COLLATE "C", ia.role COLLATE "C" LIMIT ${Math.floor(limit)}`,
     [actorIds, ...where.params],
   );
   return res.rows;
@@ -63,4 +63,40 @@ export async function actorDirectory(db: Queryable, workspaceId: string): Promis
     identities: identities.rows.map((r) => ({ actorId: r.actor_id, value: r.value })),
     domains: actors.rows.map((r) => ({ actorId: r.id, domains: r.expertise_domains })),
   };
+}
+
+/** Every cluster member of the workspace, with its similarity to its cluster (what a cache of the cluster path holds). */
+export async function clusterMembership(db: Queryable, workspaceId: string): Promise<{ id: string; clusterId: string; similarity: number }[]> {
+  const res = await db.query<{ id: string; cluster_id: string; similarity: number }>(
+    'SELECT item_id AS id, cluster_id, similarity FROM cluster_members WHERE workspace_id = $1',
+    [workspaceId],
+  );
+  return res.rows.map((r) => ({ id: r.id, clusterId: r.cluster_id, similarity: r.similarity }));
+}
+
+/** Every (item, actor, role) row of the workspace with the item's date in ms (what a cache of the actor path holds). */
+export async function actorItems(db: Queryable, workspaceId: string): Promise<{ id: string; actorId: string; role: string; occurredAt: number }[]> {
+  const res = await db.query<{ id: string; actor_id: string; role: string; occurred_at: Date | string }>(
+    `SELECT i.id, ia.actor_id, ia.role, i.occurred_at FROM item_actors ia JOIN items i ON i.id = ia.item_id WHERE ia.workspace_id = $1`,
+    [workspaceId],
+  );
+  return res.rows.map((r) => ({ id: r.id, actorId: r.actor_id, role: r.role, occurredAt: new Date(r.occurred_at).getTime() }));
+}
+
+/** Every cluster of the workspace as a search's context shows it (what a snapshot of the context holds). */
+export async function clusterCards(db: Queryable, workspaceId: string): Promise<{ id: string; topic: string | null; summary: string | null; keywords: string[]; memberCount: number }[]> {
+  const res = await db.query<{ id: string; topic: string | null; summary: string | null; keywords: string[]; member_count: number }>(
+    'SELECT id, topic, summary, keywords, member_count FROM clusters WHERE workspace_id = $1',
+    [workspaceId],
+  );
+  return res.rows.map((r) => ({ id: r.id, topic: r.topic, summary: r.summary, keywords: r.keywords, memberCount: r.member_count }));
+}
+
+/** Every person of the workspace as a search's context shows and ranks them (what a snapshot of the context holds). */
+export async function actorCards(db: Queryable, workspaceId: string): Promise<{ id: string; displayName: string; expertiseDomains: string[]; itemCount: number }[]> {
+  const res = await db.query<{ id: string; display_name: string; expertise_domains: string[]; item_count: number }>(
+    'SELECT id, display_name, expertise_domains, item_count FROM actors WHERE workspace_id = $1',
+    [workspaceId],
+  );
+  return res.rows.map((r) => ({ id: r.id, displayName: r.display_name, expertiseDomains: r.expertise_domains, itemCount: Number(r.item_count) }));
 }

@@ -1,7 +1,8 @@
 import type { Queryable } from '../../db.js';
 import { itemFilterSql, narrowsItems } from './filterSql.js';
+import { itemEntities } from '../enrichment.js';
 import { packFields } from './postingLists.js';
-import type { CollectionStats, EntityMatch, PoolRow, PostingList, PostingsRead, SearchReadModel } from './types.js';
+import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatch, type PoolRow, type PostingList, type PostingsRead, type SearchReadModel } from './types.js';
 
 const STATS_TTL_MS = 30_000;
 
@@ -121,6 +122,10 @@ export function createSqlReadModel(db: Queryable): SearchReadModel {
         [ids, ...where.params],
       );
       return new Map(res.rows.map((r): [string, PoolRow] => [r.id, { id: r.id, type: r.type, occurredAt: new Date(r.occurred_at).getTime() }]));
+    },
+
+    itemEntities(_workspaceId, ids, perItem = ENTITIES_PER_ITEM) {
+      return itemEntities(db, [...ids], perItem);
     },
 
     async pullRequestsOf(_workspaceId, commitIds) {

@@ -56,6 +56,9 @@ export interface PoolRow {
   occurredAt: number;
 }
 
+/** Entities a search result lists at most. */
+export const ENTITIES_PER_ITEM = 8;
+
 /**
  * The reads the search's first stage makes, by retrieval path. Two implementations: SQL over the
  * system of record (any Postgres), and an in-memory index kept in step with it through the items'
@@ -70,6 +73,8 @@ export interface SearchReadModel {
   entityMatches(filter: ItemFilter, keys: readonly string[]): Promise<EntityMatch[]>;
   /** Id, type and date of the items of `ids` that pass the filter. */
   poolRows(filter: ItemFilter, ids: readonly string[]): Promise<Map<string, PoolRow>>;
+  /** Entities of each of these items for a result's `entities`: most confident first, then the rarer, then by key. */
+  itemEntities(workspaceId: string, ids: readonly string[], perItem?: number): Promise<Map<string, { key: string; category: string }[]>>;
   /** The pull request of each of these commits that has one (the lowest id when several). */
   pullRequestsOf(workspaceId: string, commitIds: readonly string[]): Promise<Map<string, string>>;
   /** Brings an in-memory index up to date with every committed write (no-op for SQL). */

@@ -1,0 +1,55 @@
+import { actorCards, actorItems, actorsOf, clusterCards, clusterMembership, clustersOf, type ActorContext, type ClusterContext, type Db } from '@engram/stores';
+import { snapshotAtRest } from '../paths/atRest.js';
+
+const ROLE_SCORE: Record<string, number> = { author: 3, reviewer: 2 };
+const CONTEXT_SIZE = 5;
+
+/**
+ * A search's context (the clusters and people behind a page), read from a per-workspace snapshot while
+ * the index is at rest (`snapshotAtRest`) and per query otherwise; both answer the same, in the same
+ * order (`clustersOf` and `actorsOf` in `@engram/stores` are the per-query reads).
+ */
+export function createContextReader(db: Db) {
+  const clusters = snapshotAtRest(db, async (workspaceId) => {
+    const [cards, members] = await Promise.all([clusterCards(db, workspaceId), clusterMembership(db, workspaceId)]);
+    return { cards: new Map(cards.map((c) => [c.id, c])), clusterOf: new Map(members.map((m) => [m.id, m.clusterId])) };
+  });
+  const people = snapshotAtRest(db, async (workspaceId) => {
+    const [cards, rows] = await Promise.all([actorCards(db, workspaceId), actorItems(db, workspaceId)]);
+    const actorsOfItem = new Map<string, { actorId: string; role: string }[]>();
+    for (const r of rows) (actorsOfItem.get(r.id) ?? actorsOfItem.set(r.id, []).get(r.id)!).push({ actorId: r.actorId, role: r.role });
+    return { cards: new Map(cards.map((a) => [a.id, a])), actorsOfItem };
+  });
+
+  return {
+    /** Clusters of the page's items (first: the best-ranked item's), then the cluster path's clusters. */
+    async clusters(workspaceId: string, pageIds: string[], extraClusterIds: string[]): Promise<ClusterContext[]> {
+      const snapshot = clusters.get(workspaceId);
+      if (!snapshot) return clustersOf(db, pageIds, extraClusterIds);
+      const { cards, clusterOf } = await snapshot;
+      const ranked: string[] = [];
+      for (const id of [...pageIds.map((i) => clusterOf.get(i)), ...extraClusterIds]) if (id && cards.has(id) && !ranked.includes(id)) ranked.push(id);
+      return ranked.slice(0, CONTEXT_SIZE).map((id) => cards.get(id)!);
+    },
+    /** People behind the page's items (authors weigh 3, reviewers 2, other roles 1) and the actor path's matches (+5); bots left out. */
+    async actors(workspaceId: string, pageIds: string[], extraActorIds: string[]): Promise<ActorContext[]> {
+      const snapshot = people.get(workspaceId);
+      if (!snapshot) return actorsOf(db, pageIds, extraActorIds);
+      const { cards, actorsOfItem } = await snapshot;
+      const page = new Set(pageIds);
+      const score = new Map<string, number>();
+      for (const id of page) for (const { actorId, role } of actorsOfItem.get(id) ?? []) score.set(actorId, (score.get(actorId) ?? 0) + (ROLE_SCORE[role] ?? 1));
+      // An actor the path matched with no role on the page scores 1 + 5, as the SQL's outer join does.
+      for (const id of new Set(extraActorIds)) score.set(id, (score.get(id) ?? 1) + 5);
+      return [...score]
+        .flatMap(([id, s]) => {
+          const card = cards.get(id);
+          return card && !card.displayName.endsWith('[bot]') ? [{ card, s }] : [];
+        })
+        .sort((a, b) => b.s - a.s || b.card.itemCount - a.card.itemCount || (a.card.id < b.card.id ? -1 : a.card.id > b.card.id ? 1 : 0))
+        .slice(0, CONTEXT_SIZE)
+        .map(({ card }) => ({ id: card.id, displayName: card.displayName, expertiseDomains: card.expertiseDomains }));
+    },
+  };
+}
+export type ContextReader = ReturnType<typeof createContextReader>;
