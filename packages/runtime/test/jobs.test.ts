@@ -81,7 +81,7 @@ describe('an event whose every attempt failed', () => {
   it('is marked failed with the error on its last attempt (its import no longer waits on it), and stays pending before', async () => {
     const ws = (await createWorkspace(runtime.db, 'failing')).id;
     const { ids } = await stageEvents(runtime.db, { workspaceId: ws, events: [change(1, 'src/a.js')] });
-    const handler = indexEventHandler(runtime, createIndexer({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder }))['index.event'];
+    const handler = indexEventHandler(runtime, createIndexer({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder }))['index.event']!;
     const attempt = (n: number) => handler({ workspaceId: ws, eventId: ids[0]! }, { jobId: ids[0]!, attempt: n, signal: new AbortController().signal });
     await expect(attempt(1)).rejects.toThrow(/Incorrect API key/);
     expect((await getStagedEvent(runtime.db, ids[0]!))?.status).toBe('pending');
