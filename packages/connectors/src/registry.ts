@@ -8,7 +8,13 @@ import { createVercelConnector } from './vercel/index.js';
 /** What a connection needs to be built; a stored `ConnectionWithSecrets` satisfies it. */
 export type ConnectorSource = Pick<ConnectionWithSecrets, 'provider' | 'config' | 'token'>;
 
-export type ConnectorFactory = (connection: ConnectorSource, options?: { observer?: SyncObserver }) => Connector;
+export interface ConnectorOptions {
+  observer?: SyncObserver;
+  /** Deadline of one HTTP attempt to the provider (GitHub; default 30 s). */
+  requestTimeoutMs?: number;
+}
+
+export type ConnectorFactory = (connection: ConnectorSource, options?: ConnectorOptions) => Connector;
 
 const optional = (key: string, value: string | undefined): Record<string, string> => (value ? { [key]: value } : {});
 
@@ -26,7 +32,10 @@ export const connectorFor: ConnectorFactory = (connection, options = {}) => {
   switch (connection.provider) {
     case 'github':
       if (!c.repo) throw new Error('a GitHub connection needs config.repo ("owner/name")');
-      return createGitHubConnector({ repo: c.repo, token: connection.token, ...optional('baseUrl', c.baseUrl), ...observer });
+      return createGitHubConnector({
+        repo: c.repo, token: connection.token, ...optional('baseUrl', c.baseUrl), ...observer,
+        ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+      });
     case 'linear':
       return createLinearConnector({ apiKey: connection.token, ...optional('apiUrl', c.apiUrl), ...optional('teamKey', c.teamKey), ...observer });
     case 'vercel':

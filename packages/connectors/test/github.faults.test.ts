@@ -10,7 +10,7 @@ const TOKEN = 'ghp_faults_test';
 interface Seen { waits: { ms: number; reason: string }[]; retries: { attempt: number; status?: number; reason: string }[] }
 
 /** Starts a fake with `faults`, walks `streamName` to the end, and reports what the observer saw. */
-async function walkWith(faults: Partial<FakeGitHubOptions>, streamName: string, extra: { retries?: number } = {}) {
+async function walkWith(faults: Partial<FakeGitHubOptions>, streamName: string, extra: { retries?: number; requestTimeoutMs?: number } = {}) {
   const { pulls, commits } = prettierSubset({ pulls: 20, commits: 40 });
   const gh = await startFakeGitHub({ repo: REPO, token: TOKEN, items: [...pulls, ...commits], ...faults });
   const seen: Seen = { waits: [], retries: [] };
@@ -51,6 +51,24 @@ describe.skipIf(!hasPrettierCorpus())('GitHub connector under rate limits and fa
     expect(seen.retries.every((r) => r.status === status)).toBe(true);
     expect(seen.retries.map((r) => r.attempt)).toContain(2);
     expect(new Set(walk.events.map((e) => e.externalId)).size).toBe(expected);
+  });
+
+  it('gives up on an attempt the provider never answers after its deadline, retries it, and loses nothing', async () => {
+    const { walk, seen, state, expected } = await walkWith({ hangs: { every: 9 } }, 'commits', { requestTimeoutMs: 300 });
+    expect(state.hung).toBeGreaterThan(0);
+    expect(seen.retries.length).toBeGreaterThanOrEqual(state.hung);
+    expect(seen.retries.some((r) => /timeout/i.test(r.reason))).toBe(true);
+    expect(new Set(walk.events.map((e) => e.externalId)).size).toBe(expected);
+    expect(walk.events).toHaveLength(expected);
+  });
+
+  it('retries a 200 whose JSON body was cut short instead of reading it as data', async () => {
+    const { walk, seen, state, expected } = await walkWith({ truncate: { every: 4 } }, 'pull_requests');
+    expect(state.truncated).toBeGreaterThan(0);
+    expect(seen.retries.filter((r) => /cut short/.test(r.reason))).toHaveLength(state.truncated);
+    expect(new Set(walk.events.map((e) => e.externalId)).size).toBe(expected);
+    expect(walk.events).toHaveLength(expected);
+    expect(walk.events.every((e) => e.files.length > 0)).toBe(true);
   });
 
   it('fails a page whose outage outlasts the retries, and the same cursor succeeds afterwards', async () => {

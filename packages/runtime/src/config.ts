@@ -63,6 +63,8 @@ export const EnvSchema = z
     /** Deadline of one proxied provider call, and the most bytes of its response that are read. */
     PROXY_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
     PROXY_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1_024).default(5_000_000),
+    /** Deadline of one HTTP attempt of a sync to the provider (GitHub); a hung attempt is retried. */
+    PROVIDER_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   })
   .superRefine((env, ctx) => {
     if (env.EMBEDDING_PROVIDER === 'openai' && !env.EMBEDDING_API_KEY) {
@@ -130,6 +132,7 @@ export interface Config {
   };
   rateLimits: { keyPerSecond: number; keyConcurrency: number; ipPerSecond: number };
   proxy: { timeoutMs: number; maxResponseBytes: number };
+  providerRequestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -179,5 +182,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     rateLimits: { keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND, keyConcurrency: e.RATE_LIMIT_KEY_CONCURRENCY, ipPerSecond: e.RATE_LIMIT_IP_PER_SECOND },
     proxy: { timeoutMs: e.PROXY_TIMEOUT_MS, maxResponseBytes: e.PROXY_MAX_RESPONSE_BYTES },
+    providerRequestTimeoutMs: e.PROVIDER_REQUEST_TIMEOUT_MS,
   };
 }

@@ -1,9 +1,12 @@
 /** The sync engine's job handler and start-up work, wired to a runtime (registered by `startJobs`). */
-import { resumeSyncs, runSyncPage, scheduleAllIncrementalSyncs, type SyncDeps } from '@engram/connectors';
+import { connectorFor, resumeSyncs, runSyncPage, scheduleAllIncrementalSyncs, type SyncDeps } from '@engram/connectors';
 import { jobCatalog, type JobHandlers } from '@engram/queue';
 import type { Runtime } from './runtime.js';
 
-export const syncDeps = (runtime: Runtime): SyncDeps => ({ db: runtime.db, queue: runtime.queue, secretBox: runtime.secretBox, logger: runtime.logger });
+export const syncDeps = (runtime: Runtime): SyncDeps => ({
+  db: runtime.db, queue: runtime.queue, secretBox: runtime.secretBox, logger: runtime.logger,
+  connectorFor: (connection, options) => connectorFor(connection, { ...options, requestTimeoutMs: runtime.config.providerRequestTimeoutMs }),
+});
 
 /** `sync.page`: one page of one walk (or, for stream `*`, the scheduled incremental tick). */
 export function syncHandlers(runtime: Runtime): JobHandlers {

@@ -33,6 +33,10 @@ export interface FakeGitHubOptions {
   secondaryLimit?: { every: number; retryAfterSeconds?: number; status?: 403 | 429 };
   /** From request number `every` on, `length` consecutive requests out of each `every` fail with `status` (`count` bursts at most). */
   failBursts?: { every: number; length: number; status?: 500 | 502 | 503; count?: number };
+  /** Every `every`-th request is held open without an answer for `ms` (default: until the server closes), as a provider that hangs. */
+  hangs?: { every: number; ms?: number };
+  /** Every `every`-th successful JSON answer is cut in half (status 200, invalid JSON), as a connection dropped mid-body. */
+  truncate?: { every: number };
 }
 
 export interface FakeGitHubState {
@@ -44,6 +48,10 @@ export interface FakeGitHubState {
   secondaryLimited: number;
   failed: number;
   unauthorized: number;
+  /** Requests held open without an answer (`hangs`). */
+  hung: number;
+  /** 200 answers whose JSON body was cut short (`truncate`). */
+  truncated: number;
   /** Every request in order: method, path with query, status. */
   log: { method: string; path: string; status: number }[];
 }
@@ -59,7 +67,9 @@ const ROUTES: Route[] = [...restRoutes, ...contentRoutes];
 
 export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeGitHub> {
   const model = buildRepoModel(options.repo, options.items, options.docs ?? [], options.defaultBranch ?? 'main');
-  const state: FakeGitHubState = { requests: 0, byRoute: {}, byStatus: {}, notModified: 0, rateLimited: 0, secondaryLimited: 0, failed: 0, unauthorized: 0, log: [] };
+  const state: FakeGitHubState = { requests: 0, byRoute: {}, byStatus: {}, notModified: 0, rateLimited: 0, secondaryLimited: 0, failed: 0, unauthorized: 0, hung: 0, truncated: 0, log: [] };
+  const held = new Set<ServerResponse>();
+  let truncateCount = 0;
   const limit = options.rateLimit?.limit ?? 5000;
   const resetMs = options.rateLimit?.resetMs ?? 1000;
   const budget: { used: number; resetAt: number | null } = { used: 0, resetAt: null };
@@ -138,6 +148,14 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     incoming.on('data', (c: Buffer) => chunks.push(c));
     incoming.on('end', () => {
       const n = ++state.requests;
+      if (options.hangs && n % options.hangs.every === 0) {
+        state.hung++;
+        state.log.push({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', status: 0 });
+        held.add(out);
+        out.once('close', () => held.delete(out));
+        if (options.hangs.ms !== undefined) setTimeout(() => out.destroy(), options.hangs.ms).unref();
+        return;
+      }
       const url = new URL(incoming.url ?? '/', `http://${incoming.headers.host ?? '127.0.0.1'}`);
       // GitHub Enterprise Server serves REST under /api/v3 and GraphQL at /api/graphql.
       const enterprise = url.pathname.startsWith('/api/v3/') || url.pathname === '/api/graphql';
@@ -152,7 +170,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       state.byStatus[res.status] = (state.byStatus[res.status] ?? 0) + 1;
       if (res.status === 304) state.notModified++;
       state.log.push({ method: req.method, path: `${path}${url.search}`, status: res.status });
-      const body = res.status === 304 || res.body === undefined ? '' : JSON.stringify(res.body);
+      let body = res.status === 304 || res.body === undefined ? '' : JSON.stringify(res.body);
+      if (options.truncate && res.status === 200 && body.length > 1 && ++truncateCount % options.truncate.every === 0) {
+        state.truncated++;
+        body = body.slice(0, Math.floor(body.length / 2));
+      }
       out.writeHead(res.status, {
         ...(body ? { 'content-type': 'application/json; charset=utf-8' } : {}),
         'x-github-request-id': `FAKE:${n}`,
@@ -163,7 +185,14 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     });
   });
   const { origin, close } = await listenOnLoopback(server);
-  return { url: `${origin}`, state, close };
+  return {
+    url: `${origin}`,
+    state,
+    close: async () => {
+      for (const out of held) out.destroy();
+      await close();
+    },
+  };
 }
 
 function parseBody(raw: Buffer): unknown {

@@ -19,7 +19,14 @@ export interface GitHubClientOptions {
   retryBaseMs?: number;
   /** Responses kept for ETag revalidation (default 200). */
   etagCacheSize?: number;
+  /**
+   * Deadline of one HTTP attempt, body included (default 30 s). A provider that hangs costs this much,
+   * then the attempt fails like a network error and is retried.
+   */
+  requestTimeoutMs?: number;
 }
+
+export const DEFAULT_GITHUB_REQUEST_TIMEOUT_MS = 30_000;
 
 export type GitHubClient = InstanceType<typeof Octokit>;
 
@@ -63,9 +70,36 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       },
     },
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    request: { fetch: boundedFetch(options.requestTimeoutMs ?? DEFAULT_GITHUB_REQUEST_TIMEOUT_MS) },
   });
   installEtagCache(octokit, options.etagCacheSize ?? 200);
   return octokit;
+}
+
+/**
+ * `fetch` with a deadline per attempt, and a JSON body that does not parse (a connection cut mid-body)
+ * turned into a failed attempt. Octokit would otherwise hand the raw text on as the response data, and a
+ * page of a list would read as a string. Both failures reach Octokit as network errors (status 500), which
+ * the retry plugin retries.
+ */
+function boundedFetch(timeoutMs: number): typeof fetch {
+  return async (input, init) => {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    const response = await fetch(input, { ...init, signal });
+    if (!/^application\/(scim\+)?json\b/i.test(response.headers.get('content-type') ?? '') || response.status === 204) return response;
+    const text = await response.text();
+    if (response.ok) {
+      try {
+        JSON.parse(text);
+      } catch {
+        throw new TypeError(`GitHub answered ${response.status} with a JSON body that does not parse (${text.length} bytes): the response was cut short`);
+      }
+    }
+    const copy = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    Object.defineProperty(copy, 'url', { value: response.url });
+    return copy;
+  };
 }
 
 interface CachedResponse { etag: string; response: { status: number; url: string; headers: Record<string, unknown>; data: unknown } }

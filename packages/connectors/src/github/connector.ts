@@ -30,6 +30,8 @@ export interface GitHubConnectorOptions {
   concurrency?: number;
   /** GET responses kept for ETag revalidation (default 200, 0 disables). */
   etagCacheSize?: number;
+  /** Deadline of one HTTP attempt (default 30 s); a hung attempt is retried. */
+  requestTimeoutMs?: number;
 }
 
 export const GITHUB_STREAMS = ['pull_requests', 'issues', 'issue_comments', 'commits', 'discussions', 'docs'] as const;
@@ -49,6 +51,7 @@ export function createGitHubConnector(options: GitHubConnectorOptions): Connecto
     ...(options.retries !== undefined ? { retries: options.retries } : {}),
     ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
     ...(options.etagCacheSize !== undefined ? { etagCacheSize: options.etagCacheSize } : {}),
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
   });
   const ctx = { octokit, where, repo, perPage, concurrency };
   const streams = [
