@@ -23,6 +23,31 @@ const LinearWebhookEnvelope = z.object({
   data: z.record(z.string(), z.unknown()),
 });
 
+/** The node schema a `create`/`update` delivery of `type` must satisfy, and its input; null for what is not indexed. */
+function nodeOf(type: string, data: Record<string, unknown>, url: string | undefined): { schema: z.ZodType; input: unknown } | null {
+  const withUrl = { ...data, url: data.url ?? url };
+  if (type === 'Issue') return { schema: LinearIssueNode, input: { ...withUrl, labels: { nodes: data.labels ?? [] }, attachments: { nodes: [] } } };
+  if (type === 'Comment') return { schema: LinearCommentNode, input: withUrl };
+  if (type === 'Project') return { schema: LinearProjectNode, input: { ...withUrl, teams: undefined } };
+  return null;
+}
+
+/**
+ * Why a delivery of an indexed kind (`Issue`, `Comment`, `Project` created or updated) cannot be indexed,
+ * with paths from the body's root (`data.title`); null when it can, or when it is of a kind not indexed.
+ */
+export function checkLinearWebhook(payload: unknown): z.ZodError | null {
+  const envelope = LinearWebhookEnvelope.safeParse(payload);
+  if (!envelope.success) return null;
+  const { action, type, data, url } = envelope.data;
+  if (action !== 'create' && action !== 'update') return null;
+  const node = nodeOf(type, data, url);
+  if (!node) return null;
+  const parsed = node.schema.safeParse(node.input);
+  if (parsed.success) return null;
+  return new z.ZodError(parsed.error.issues.map((i) => ({ ...i, path: ['data', ...(i.path[0] === 'labels' && i.path[1] === 'nodes' ? ['labels', ...i.path.slice(2)] : i.path)] })));
+}
+
 /**
  * Normalises a Linear webhook delivery (`Issue`, `Comment`, `Project`; `create`/`update`) into the same
  * event a sync produces. Returns `null` for removals and other entity types. Webhook issue payloads carry
@@ -33,6 +58,7 @@ export function normalizeLinearWebhook(payload: unknown): SourceEvent | null {
   if (!envelope.success) return null;
   const { action, type, data, url } = envelope.data;
   if (action !== 'create' && action !== 'update') return null;
+  if (!nodeOf(type, data, url)) return null;
   const withUrl = { ...data, url: data.url ?? url };
   if (type === 'Issue') {
     const issue = LinearIssueNode.safeParse({ ...withUrl, labels: { nodes: data.labels ?? [] }, attachments: { nodes: [] } });

@@ -15,8 +15,8 @@ import { z } from 'zod';
 import { findUnstorable, isUnstorable, SourceEvent, UNSTORABLE_MESSAGE } from '@engram/contracts';
 import { getConnectionWithSecrets, listConnections, recordWebhookDelivery, stageEvents, type ConnectionWithSecrets } from '@engram/stores';
 import { checkGitHubWebhook, normalizeGitHubWebhook, verifyGitHubSignature } from '../github/webhooks.js';
-import { normalizeLinearWebhook, verifyLinearSignature } from '../linear/index.js';
-import { normalizeVercelWebhook, verifyVercelSignature } from '../vercel/index.js';
+import { checkLinearWebhook, normalizeLinearWebhook, verifyLinearSignature } from '../linear/index.js';
+import { checkVercelWebhook, normalizeVercelWebhook, verifyVercelSignature } from '../vercel/index.js';
 import type { SyncDeps } from './types.js';
 
 export type WebhookProvider = 'github' | 'linear' | 'vercel';
@@ -56,7 +56,10 @@ interface ProviderRules {
   normalize(payload: Record<string, unknown>, headers: Headers, connection: ConnectionWithSecrets): SourceEvent[];
 }
 
-/** Linear and Vercel payloads are parsed leniently (unknown types yield nothing); only the envelope is checked. */
+/**
+ * Linear and Vercel payloads of a kind that is not indexed yield nothing (200); one of a kind that is
+ * (a Linear issue, comment or project created or updated; a Vercel `deployment.*`) must parse as that kind.
+ */
 const LinearEnvelope = z.object({ type: z.string().optional(), action: z.string().optional(), data: z.record(z.string(), z.unknown()).optional(), webhookTimestamp: z.number() });
 const VercelEnvelope = z.object({ id: z.string().optional(), type: z.string().optional(), payload: z.record(z.string(), z.unknown()).optional() });
 
@@ -74,7 +77,9 @@ const PROVIDERS: Record<WebhookProvider, ProviderRules> = {
     eventName: (h, p) => header(h, 'linear-event') ?? (typeof p.type === 'string' ? p.type : null),
     check: (_h, p) => {
       const parsed = LinearEnvelope.safeParse(p);
-      return parsed.success ? { ok: true, subject: { data: p.data } } : { ok: false, error: parsed.error };
+      if (!parsed.success) return { ok: false, error: parsed.error };
+      const error = checkLinearWebhook(p);
+      return error ? { ok: false, error } : { ok: true, subject: { data: p.data } };
     },
     normalize: (payload) => [normalizeLinearWebhook(payload)].filter((e): e is SourceEvent => e !== null),
   },
@@ -84,7 +89,9 @@ const PROVIDERS: Record<WebhookProvider, ProviderRules> = {
     eventName: (_h, p) => (typeof p.type === 'string' ? p.type : null),
     check: (_h, p) => {
       const parsed = VercelEnvelope.safeParse(p);
-      return parsed.success ? { ok: true, subject: { payload: p.payload } } : { ok: false, error: parsed.error };
+      if (!parsed.success) return { ok: false, error: parsed.error };
+      const error = checkVercelWebhook(p);
+      return error ? { ok: false, error } : { ok: true, subject: { payload: p.payload } };
     },
     normalize: (payload) => [normalizeVercelWebhook(payload)].filter((e): e is SourceEvent => e !== null),
   },

@@ -34,6 +34,14 @@ const VercelWebhook = z.object({
   }),
 });
 
+/** Why a `deployment.*` delivery cannot be indexed (paths from the body's root); null when it can, or for other types. */
+export function checkVercelWebhook(payload: unknown): z.ZodError | null {
+  const type = (payload as { type?: unknown } | null)?.type;
+  if (typeof type !== 'string' || !STATE_BY_TYPE[type]) return null;
+  const parsed = VercelWebhook.safeParse(payload);
+  return parsed.success ? null : parsed.error;
+}
+
 /**
  * Normalises a `deployment.created|succeeded|error|canceled` delivery into a deployment event whose
  * state is the one the event announces, and whose `updatedAt` is the delivery time so it supersedes the
