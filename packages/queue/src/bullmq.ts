@@ -22,8 +22,15 @@ function connectionFromUrl(url: string): ConnectionOptions {
   };
 }
 
-/** Durable queues on Redis: one BullMQ queue per job kind, retry policy from the catalog. */
-export function createBullQueue(redisUrl: string, options: { prefix?: string; observer?: QueueObserver } = {}): JobQueue {
+/** How long a worker's claim on a job lasts without renewal (BullMQ's default); renewed every half of it. */
+export const DEFAULT_LOCK_DURATION_MS = 30_000;
+
+/**
+ * Durable queues on Redis: one BullMQ queue per job kind, retry policy from the catalog. A job whose
+ * worker died (SIGKILL, lost host) is taken again once its lock expires: `lockDurationMs` bounds that
+ * wait, and a job may be taken again this way as many times as it has attempts.
+ */
+export function createBullQueue(redisUrl: string, options: { prefix?: string; observer?: QueueObserver; lockDurationMs?: number } = {}): JobQueue {
   const connection = connectionFromUrl(redisUrl);
   const prefix = options.prefix ?? 'engram';
   const workers: Worker[] = [];
@@ -74,6 +81,7 @@ export function createBullQueue(redisUrl: string, options: { prefix?: string; ob
         const handler = handlers[name];
         if (!handler) continue;
         const spec = jobCatalog[name];
+        const lockDuration = Math.min(spec.timeoutMs, options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS);
         const worker = new Worker(
           name,
           async (job) => {
@@ -84,7 +92,7 @@ export function createBullQueue(redisUrl: string, options: { prefix?: string; ob
               throw err;
             }
           },
-          { connection, prefix, concurrency: spec.concurrency, lockDuration: Math.min(spec.timeoutMs, 5 * 60_000) },
+          { connection, prefix, concurrency: spec.concurrency, lockDuration, stalledInterval: lockDuration, maxStalledCount: spec.attempts },
         );
         // Faults no handler run sees (a lost connection, a job whose lock was lost): reported, never thrown.
         worker.on('error', (err) => observer.onError({ name, kind: 'worker', error: message(err) }));

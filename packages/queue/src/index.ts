@@ -8,6 +8,6 @@ import { createMemoryQueue } from './memory.js';
 import type { JobQueue, QueueObserver } from './types.js';
 
 /** REDIS_URL set: BullMQ; unset: the in-process queue. */
-export function openQueue(redisUrl: string | undefined, options: { prefix?: string; observer?: QueueObserver } = {}): JobQueue {
+export function openQueue(redisUrl: string | undefined, options: { prefix?: string; observer?: QueueObserver; lockDurationMs?: number } = {}): JobQueue {
   return redisUrl ? createBullQueue(redisUrl, options) : createMemoryQueue(options.observer);
 }

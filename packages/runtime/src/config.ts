@@ -23,6 +23,8 @@ export const EnvSchema = z
     ENGRAM_ADMIN_TOKEN: z.string().min(16, 'ENGRAM_ADMIN_TOKEN must be at least 16 characters').optional(),
     ENGRAM_SECRET_KEY: z.string().min(16, 'ENGRAM_SECRET_KEY must be at least 16 characters').optional(),
     ENGRAM_QUEUE_PREFIX: z.string().default('engram'),
+    /** BullMQ: a dead worker's jobs are taken again after this long (their lock, renewed every half of it by a live worker). */
+    QUEUE_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
     /** Embeddings: `offline` (bundled sentence encoder) or `openai` (any OpenAI-compatible endpoint). */
     EMBEDDING_PROVIDER: z.enum(['offline', 'openai']).default('offline'),
     EMBEDDING_BASE_URL: z.string().url().optional(),
@@ -63,6 +65,8 @@ export const EnvSchema = z
     /** Deadline of one proxied provider call, and the most bytes of its response that are read. */
     PROXY_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
     PROXY_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1_024).default(5_000_000),
+    /** Deadline of one `/v1`, `/mcp` or webhook request: past it the answer is 503 UNAVAILABLE; 0 turns it off. */
+    API_REQUEST_DEADLINE_MS: z.coerce.number().int().min(0).default(30_000),
     /** Deadline of one HTTP attempt of a sync to the provider (GitHub); a hung attempt is retried. */
     PROVIDER_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   })
@@ -109,6 +113,7 @@ export interface Config {
   adminToken: string | undefined;
   secretKey: string | undefined;
   queuePrefix: string;
+  queueLockMs: number;
   role: 'all' | 'api' | 'worker';
   embedding:
     | { provider: 'offline'; threads: number | undefined }
@@ -129,6 +134,7 @@ export interface Config {
     maxBodyBytes: number;
     webhookMaxBytes: number;
     adminMaxBodyBytes: number;
+    requestDeadlineMs: number;
   };
   rateLimits: { keyPerSecond: number; keyConcurrency: number; ipPerSecond: number };
   proxy: { timeoutMs: number; maxResponseBytes: number };
@@ -159,6 +165,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     adminToken: e.ENGRAM_ADMIN_TOKEN,
     secretKey: e.ENGRAM_SECRET_KEY,
     queuePrefix: e.ENGRAM_QUEUE_PREFIX,
+    queueLockMs: e.QUEUE_LOCK_MS,
     role: e.ENGRAM_ROLE ?? (e.REDIS_URL ? 'api' : 'all'),
     embedding:
       e.EMBEDDING_PROVIDER === 'openai'
@@ -179,6 +186,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       maxBodyBytes: e.API_MAX_BODY_BYTES,
       webhookMaxBytes: e.WEBHOOK_MAX_BYTES,
       adminMaxBodyBytes: e.ADMIN_MAX_BODY_BYTES,
+      requestDeadlineMs: e.API_REQUEST_DEADLINE_MS,
     },
     rateLimits: { keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND, keyConcurrency: e.RATE_LIMIT_KEY_CONCURRENCY, ipPerSecond: e.RATE_LIMIT_IP_PER_SECOND },
     proxy: { timeoutMs: e.PROXY_TIMEOUT_MS, maxResponseBytes: e.PROXY_MAX_RESPONSE_BYTES },

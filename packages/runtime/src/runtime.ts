@@ -65,6 +65,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
   if (collection.modelChanged) logger.warn({ previous: collection.previous, model: embedder.model }, 'embedding model changed: every item will be re-embedded');
   const queue = openQueue(config.redisUrl, {
     prefix: config.queuePrefix,
+    lockDurationMs: config.queueLockMs,
     observer: {
       onJob: (e) => {
         const line = { job: e.name, jobId: e.jobId, attempt: e.attempt, ms: Math.round(e.ms), outcome: e.outcome, error: e.error };
