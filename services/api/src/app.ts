@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import type { Runtime } from '@engram/runtime';
 import { jsonBody, rawBody } from './http/body.js';
 import { closeWhenDraining } from './http/draining.js';
+import { requestDeadline } from './http/deadline.js';
 import { errorMiddleware, notFound } from './http/errors.js';
 import { requestContext } from './http/context.js';
 import { createRequestLimits, limitByIp, type RequestLimits } from './http/limits.js';
@@ -45,17 +46,19 @@ export function createApp(runtime: Runtime, routes: AppRoutes = {}, options: { l
   app.use(metricsRoutes(runtime));
   // Webhooks: counted per IP (nothing else identifies an unsigned sender), read raw up to a small limit,
   // and signature-checked before anything parses them.
-  if (routes.webhooks) app.use('/webhooks', limitByIp(limits), rawBody(http.webhookMaxBytes), routes.webhooks);
+  const deadline = requestDeadline(http.requestDeadlineMs);
+  if (routes.webhooks) app.use('/webhooks', deadline, limitByIp(limits), rawBody(http.webhookMaxBytes), routes.webhooks);
   const queueBoard = queueBoardRoutes(runtime);
   if (queueBoard) app.use(queueBoard.router);
   app.locals.closeQueueBoard = () => queueBoard?.close() ?? Promise.resolve();
   // Admin: the token is checked before the (large: export files) body is read.
   app.use('/admin', requireAdmin(runtime), express.json({ limit: http.adminMaxBodyBytes }), adminRoutes(runtime, routes.admin));
   const json = jsonBody(http.maxBodyBytes);
+  app.use(['/v1', '/api/v1'], deadline);
   for (const prefix of ['/v1', '/api/v1']) {
     for (const r of routes.api ?? []) app.use(prefix, json, r);
   }
-  if (routes.mcp) app.use('/mcp', routes.mcp);
+  if (routes.mcp) app.use('/mcp', deadline, routes.mcp);
   if (routes.docs) app.use(routes.docs);
   if (routes.console) app.use(routes.console);
   app.use((req, _res, next) => next(notFound('route', `no route for ${req.method} ${req.path}`)));

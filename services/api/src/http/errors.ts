@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { z } from 'zod';
 import { NotFoundError, UpstreamError, type ErrorCode } from '@engram/contracts';
+import { isStoreUnavailable } from './unavailable.js';
 
 /** An error with an HTTP status and a stable code; `expected` errors are the client's, logged at warn. */
 export class ApiError extends Error {
@@ -74,15 +75,21 @@ export const requestIdOf = (req: Request): string => (req as Request & { id?: st
 export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
   const requestId = requestIdOf(req);
   const apiError = operationError(err) ?? requestError(err);
+  // The handler answered after its deadline's 503 went out: nothing to send, nothing new to log.
+  if (res.headersSent && res.locals.deadlinePassed === true) {
+    res.end();
+    return;
+  }
   const log = (req as Request & { log?: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }).log;
   if (apiError.expected) log?.warn({ requestId, code: apiError.code, status: apiError.status, msg: apiError.message }, 'request rejected');
+  else if (apiError.status === 503) log?.warn({ requestId, code: apiError.code, msg: apiError.message, err: (err as Error).message }, 'request unavailable');
   else log?.error({ requestId, err }, 'request failed');
   if (res.headersSent) {
     res.end();
     return;
   }
   const retryAfter = (apiError.data as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
-  if (apiError.status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+  if ((apiError.status === 429 || apiError.status === 503) && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
   const send = () =>
     res.status(apiError.status).json({
       error: apiError.code,
@@ -104,7 +111,7 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
   send();
 };
 
-/** A failure outside the operations: a body the parser refused, a malformed request, else a server error. */
+/** A failure outside the operations: a body the parser refused, a malformed request, a store that is down (503), else a server error. */
 function requestError(err: unknown): ApiError {
   if (isBodyParserError(err)) {
     return err.type === 'entity.too.large'
@@ -113,6 +120,7 @@ function requestError(err: unknown): ApiError {
   }
   // Express and its parsers mark a client's malformed request (e.g. a bad %-escape in the path) with a 4xx.
   if (isClientHttpError(err)) return badRequest('(request)', err.message.slice(0, 200) || 'malformed request', 'invalid request');
+  if (isStoreUnavailable(err)) return new ApiError(503, 'UNAVAILABLE', 'a store is unavailable; retry later', { reason: 'store unavailable', retryAfterSeconds: 1 });
   return new ApiError(500, 'INTERNAL_ERROR', 'server error', null);
 }
 
