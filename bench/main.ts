@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, { script: string; about: string }> = {
   questions: { script: './eval/questions.ts', about: 'relevance on the natural-question set (bugs, people, how-tos, what changed)' },
   'release-note-prior': { script: './eval/releaseNotePrior.ts', about: "the reranker's release-note prior on both question sets, in-process on an index copy" },
   backfill: { script: './backfill.ts', about: 'a GitHub backfill against the fake GitHub server' },
+  soak: { script: './soak.ts', about: 'a steady mixed request rate for 10 minutes while ingestion runs: errors, p99, memory over time' },
   clusters: { script: './clusters.ts', about: 'clustering quality and speed' },
   embeddings: { script: './embeddings.ts', about: 'offline embedding throughput' },
   'query-embedding': { script: './query-embedding.ts', about: 'query embedding latency' },
