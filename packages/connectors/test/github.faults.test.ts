@@ -63,7 +63,7 @@ describe.skipIf(!hasPrettierCorpus())('GitHub connector under rate limits and fa
   });
 
   it('retries a 200 whose JSON body was cut short instead of reading it as data', async () => {
-    const { walk, seen, state, expected } = await walkWith({ truncate: { every: 4 } }, 'pull_requests');
+    const { walk, seen, state, expected } = await walkWith({ truncate: { every: 7 } }, 'pull_requests', { retries: 6 });
     expect(state.truncated).toBeGreaterThan(0);
     expect(seen.retries.filter((r) => /cut short/.test(r.reason))).toHaveLength(state.truncated);
     expect(new Set(walk.events.map((e) => e.externalId)).size).toBe(expected);
