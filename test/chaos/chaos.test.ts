@@ -106,7 +106,7 @@ describe.skipIf(why !== null)(`chaos: SIGKILLs, store restarts and provider faul
         });
         return { status: res.status, json: (await res.json()) as T };
       } catch (err) {
-        if (attempt >= 50) throw err;
+        if (attempt >= 50) throw new Error(`${method} ${path}: ${(err as Error).message}; api output:\n${d!.api.output().slice(-3_000)}`);
         await new Promise((r) => setTimeout(r, 200));
       }
     }
