@@ -11,6 +11,9 @@
  * `npm run chaos` runs 20 kills with CHAOS_ITEMS=200 (300 objects a phase). `CHAOS_SEED` picks the kill points.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubConnector, normalizeGitHubObject } from '@engram/connectors';
@@ -61,10 +64,12 @@ describe.skipIf(why !== null)(`chaos: SIGKILLs, store restarts and provider faul
   let openai: FakeOpenAI;
   let d: Deployment | undefined;
   let db: pg.Pool;
+  let dataDir: string;
   const faults = { kills: { api: 0, worker: 0 }, storeOutages: 0, unavailableAnswers: 0 };
 
   beforeAll(async () => {
     [pgStore, redis] = await Promise.all([startOwnPostgres(), startOwnRedis()]);
+    dataDir = await mkdtemp(join(tmpdir(), 'engram-chaos-data-'));
     github = await startFakeGitHub({
       repo: REPO, token: TOKEN, items: backfillObjects,
       rateLimit: { limit: 120, resetMs: 500, status: 429 },
@@ -85,13 +90,14 @@ describe.skipIf(why !== null)(`chaos: SIGKILLs, store restarts and provider faul
     await openai?.close();
     await redis?.destroy();
     await pgStore?.destroy();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
     console.log(`chaos (seed ${SEED}): ${JSON.stringify({ ...faults, provider: github && { requests: github.state.requests, rateLimited: github.state.rateLimited + github.state.secondaryLimited, failed5xx: github.state.failed, hung: github.state.hung, truncated: github.state.truncated } })}`);
   });
 
   const env = () => ({
     DATABASE_URL: pgStore.url, REDIS_URL: redis.url, ENGRAM_QUEUE_PREFIX: 'chaos',
     ENGRAM_ADMIN_TOKEN: 'chaos-admin-token-0123456789', ENGRAM_SECRET_KEY: 'chaos-secret-key-0123456789abcdef',
-    ENGRAM_DATA_DIR: `/tmp/engram-chaos-data-${process.pid}`,
+    ENGRAM_DATA_DIR: dataDir,
     EMBEDDING_PROVIDER: 'openai', EMBEDDING_BASE_URL: openai.url, EMBEDDING_API_KEY: 'sk-chaos', EMBEDDING_DIMENSIONS: '64',
     SYNC_INTERVAL_MS: '3600000', RECLUSTER_INTERVAL_MS: '3600000',
     PROVIDER_REQUEST_TIMEOUT_MS: '1000', API_REQUEST_DEADLINE_MS: String(DEADLINE_MS), QUEUE_LOCK_MS: '6000',
