@@ -1,7 +1,8 @@
 // The dependency rules of the workspaces, checked by `npm run lint`:
 //  1. layers: a workspace imports only workspaces of a lower layer (LAYERS below);
 //  2. declared: every @engram/* a workspace imports is in its package.json `dependencies` (imports from
-//     tests only may be in `devDependencies`);
+//     tests only may be in `devDependencies`), with version "*" in a private workspace (the workspace's
+//     own copy, whatever its version);
 //  3. exports: every path a package.json `exports` names exists;
 //  4. no import cycle between the files of one workspace (relative imports, `import type` included:
 //     a type-only cycle is still two files that cannot be understood apart);
@@ -105,6 +106,13 @@ for (const { dir, pkg } of workspaces) {
       if (!deps.has(dep) && !(test && devDeps.has(dep))) {
         problems.push(`${rel(file)}: imports ${dep}, which ${name}'s package.json does not declare (add "${dep}": "*" to ${test ? 'devDependencies' : 'dependencies'})`);
       }
+    }
+  }
+
+  // 2, versions: a private workspace takes its siblings as they are.
+  if (pkg.private) {
+    for (const [dep, version] of Object.entries({ ...pkg.dependencies, ...pkg.devDependencies })) {
+      if (dep.startsWith('@engram/') && version !== '*') problems.push(`${rel(join(dir, 'package.json'))}: ${dep} is "${version}"; a private workspace declares its siblings as "*"`);
     }
   }
 
