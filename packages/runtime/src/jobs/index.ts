@@ -1,10 +1,10 @@
 import { createIndexer } from '@engram/indexer';
 import type { Runtime } from '../runtime.js';
-import { syncHandlers } from '../sync.js';
 import { expertiseHandler } from './expertise.js';
 import { indexEventHandler } from './indexEvent.js';
 import { reclusterHandler } from './recluster.js';
 import { recoverAtStart } from './recovery.js';
+import { syncPageHandler } from './syncPage.js';
 
 export interface Jobs {
   stop(): Promise<void>;
@@ -21,7 +21,7 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
     ...indexEventHandler(runtime, indexer),
     ...reclusterHandler(runtime),
     ...expertiseHandler(runtime),
-    ...syncHandlers(runtime),
+    ...syncPageHandler(runtime),
   });
   await recoverAtStart(runtime, indexer);
   return {

@@ -1,8 +1,8 @@
 import { LEXICAL_VERSION, relexIfStale, type Indexer } from '@engram/indexer';
 import { getAreaModelVersion, listPendingEventIds, listWorkspaces, refreshPlannerStats } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
-import { recoverSyncs, scheduleIncrementalSyncs } from '../sync.js';
 import { rebuildWhenQuiet } from './recluster.js';
+import { recoverSyncs, scheduleIncrementalSyncs } from './syncPage.js';
 
 /**
  * What a process does before and as its jobs start: re-embed after a model change, re-tokenize an index

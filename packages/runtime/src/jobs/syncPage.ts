@@ -1,7 +1,7 @@
-/** The sync engine's job handler and start-up work, wired to a runtime (registered by `startJobs`). */
+/** `sync.page`: the sync engine's job handler and its start-up work, wired to a runtime. */
 import { connectorFor, resumeSyncs, runSyncPage, scheduleAllIncrementalSyncs, type SyncDeps } from '@engram/connectors';
 import { jobCatalog, type JobHandlers } from '@engram/queue';
-import type { Runtime } from './runtime.js';
+import type { Runtime } from '../runtime.js';
 
 export const syncDeps = (runtime: Runtime): SyncDeps => ({
   db: runtime.db, queue: runtime.queue, secretBox: runtime.secretBox, logger: runtime.logger,
@@ -9,7 +9,7 @@ export const syncDeps = (runtime: Runtime): SyncDeps => ({
 });
 
 /** `sync.page`: one page of one walk (or, for stream `*`, the scheduled incremental tick). */
-export function syncHandlers(runtime: Runtime): JobHandlers {
+export function syncPageHandler(runtime: Runtime): Pick<JobHandlers, 'sync.page'> {
   const deps = syncDeps(runtime);
   return {
     'sync.page': async (payload, ctx) => {
@@ -18,7 +18,7 @@ export function syncHandlers(runtime: Runtime): JobHandlers {
   };
 }
 
-/** Re-enqueues the current page of every walk a crash or restart interrupted. */
+/** Re-enqueues the current page of every walk a crash or restart interrupted (run by `recovery.ts`). */
 export async function recoverSyncs(runtime: Runtime): Promise<void> {
   const resumed = await resumeSyncs(runtime);
   if (resumed) runtime.logger.info({ walks: resumed }, 'resumed interrupted syncs');
