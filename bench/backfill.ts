@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '@engram/stores';
-import { hasPrettierCorpus, PRETTIER_CORPUS_PATH, prettierSubset, startFakeGitHub } from '../test/fakes/github/index.js';
-import { startFakeOpenAI } from '../test/fakes/openai/index.js';
-import { adminGet, runCli, startServer, waitFor, type ServerProcess } from '../test/e2e/processes.js';
+import { hasPrettierCorpus, PRETTIER_CORPUS_PATH, prettierSubset, startFakeGitHub, startFakeOpenAI } from '@engram/test/fakes';
+import { adminGet, runCli, startServer, waitFor, type ServerProcess } from '@engram/test/processes';
 
 const { values } = parseArgs({ options: { pulls: { type: 'string', default: '4366' }, commits: { type: 'string', default: '5000' }, faults: { type: 'boolean', default: false }, kill: { type: 'boolean', default: false } } });
 if (!hasPrettierCorpus()) throw new Error(`corpus not found at ${PRETTIER_CORPUS_PATH}`);

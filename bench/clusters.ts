@@ -12,12 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPgVectorStore, openDatabase, migrate, createWorkspace, sha256 } from '@engram/stores';
-import { assignCluster, recluster, DEFAULT_FEATURE_SPACE, DEFAULT_PARTITION } from '../packages/indexer/src/clusters/index.js';
-import { refreshExpertise } from '../packages/indexer/src/actors/expertise.js';
-import { insertFixtureItem, actorIdOf } from '../packages/indexer/src/testing/clusterFixtures.js';
-import { centroidsFor, nearestCluster } from '../packages/indexer/src/clusters/centroidCache.js';
+import { assignCluster, recluster, refreshExpertise, DEFAULT_FEATURE_SPACE, DEFAULT_PARTITION } from '@engram/indexer';
+import { centroidsFor, nearestCluster } from '@engram/indexer/centroids';
 import { createOfflineEmbedder, OFFLINE_MODEL } from '@engram/indexer/embeddings';
-import { PRETTIER_DATA, readJson, titleAndBody, type Link, type RestItem } from '../packages/indexer/src/testing/prettierCorpus.js';
+import { actorIdOf, insertFixtureItem, PRETTIER_DATA, readJson, titleAndBody, type Link, type RestItem } from '@engram/indexer/testing';
 
 const { values: args } = parseArgs({
   options: {

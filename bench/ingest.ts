@@ -11,8 +11,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { normalizeGitHubObject } from '../packages/connectors/src/index.js';
-import type { SourceEvent } from '../packages/contracts/src/index.js';
+import { normalizeGitHubObject } from '@engram/connectors';
+import type { SourceEvent } from '@engram/contracts';
 import {
   createIndexer,
   createOfflineEmbedder,
@@ -20,11 +20,11 @@ import {
   DEFAULT_INDEX_BATCH_SIZE,
   embeddingChunks,
   type EmbeddingProvider,
-} from '../packages/indexer/src/index.js';
-import { jobCatalog } from '../packages/queue/src/index.js';
-import { createPgVectorStore, stageEvents, type Db, type Queryable } from '../packages/stores/src/index.js';
-import { openTestDatabase, testWorkspace } from '../packages/stores/src/testing/index.js';
-import { startFakeOpenAI } from '../test/fakes/openai/index.js';
+} from '@engram/indexer';
+import { jobCatalog } from '@engram/queue';
+import { createPgVectorStore, stageEvents, type Db, type Queryable } from '@engram/stores';
+import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
+import { startFakeOpenAI } from '@engram/test/fakes';
 
 const { values } = parseArgs({
   options: {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RefRelation } from '@engram/contracts';
 import { IDENTITY_RELATION, listItemEdges, lockWorkspaceLinks, openDatabase, replaceItemEdges, type Db, type EdgeRow } from '@engram/stores';
-import { deriveEdges, type LinkedItem } from '../packages/indexer/src/links/deriveEdges.js';
+import { deriveEdges, type LinkedItem } from '@engram/indexer';
 
 const { values: args } = parseArgs({ options: { data: { type: 'string' }, 'no-verify': { type: 'boolean', default: false } } });
 if (!args.data) throw new Error('--data <copy of a data dir> is required');

@@ -9,9 +9,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { deliverWebhook, hasPrettierCorpus, PRETTIER_CORPUS_PATH, prettierSubset, startFakeGitHub } from '../test/fakes/github/index.js';
-import { startFakeOpenAI } from '../test/fakes/openai/index.js';
-import { adminGet, runCli, startServer, waitFor } from '../test/e2e/processes.js';
+import { deliverWebhook, hasPrettierCorpus, PRETTIER_CORPUS_PATH, prettierSubset, startFakeGitHub, startFakeOpenAI } from '@engram/test/fakes';
+import { adminGet, runCli, startServer, waitFor } from '@engram/test/processes';
 
 const { values } = parseArgs({
   options: {

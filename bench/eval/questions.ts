@@ -14,7 +14,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { tokenize } from '../../packages/text/src/index.js';
+import { tokenize } from '@engram/text';
 import { lexicalBaseline } from './baseline.js';
 import { loadDataset, pullRequestsByCommit } from './dataset.js';
 import { judgementOf } from './metrics.js';

@@ -5,7 +5,7 @@ import { createBm25Index } from '../../bench/eval/bm25.js';
 import { datasetIdFromUrl, loadAuditedLinks, loadDataset, pullRequestsByCommit, splitOf, splitQueries, squashCommitIds, type Dataset } from '../../bench/eval/dataset.js';
 import { judgementOf, scoreQuery } from '../../bench/eval/metrics.js';
 import { defaultTokenize } from '../../bench/eval/tokenizer.js';
-import { tokenize } from '../../packages/text/src/index.js';
+import { tokenize } from '@engram/text';
 
 const DATA = new URL('../../../shared/data/github-prettier', import.meta.url).pathname;
 
