@@ -100,7 +100,7 @@ describe.skipIf(why !== null)(`chaos: SIGKILLs, store restarts and provider faul
     ENGRAM_DATA_DIR: dataDir,
     EMBEDDING_PROVIDER: 'openai', EMBEDDING_BASE_URL: openai.url, EMBEDDING_API_KEY: 'sk-chaos', EMBEDDING_DIMENSIONS: '64',
     SYNC_INTERVAL_MS: '3600000', RECLUSTER_INTERVAL_MS: '3600000',
-    PROVIDER_REQUEST_TIMEOUT_MS: '1000', API_REQUEST_DEADLINE_MS: String(DEADLINE_MS), QUEUE_LOCK_MS: '6000',
+    PROVIDER_REQUEST_TIMEOUT_MS: '1000', API_REQUEST_DEADLINE_MS: String(DEADLINE_MS), QUEUE_LOCK_MS: '6000', PENDING_SWEEP_MS: '10000',
   });
 
   /** An admin call; a refused connection (the api is being restarted) is tried again. */

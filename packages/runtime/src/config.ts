@@ -25,6 +25,8 @@ export const EnvSchema = z
     ENGRAM_QUEUE_PREFIX: z.string().default('engram'),
     /** BullMQ: a dead worker's jobs are taken again after this long (their lock, renewed every half of it by a live worker). */
     QUEUE_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
+    /** Staged events still pending this long are enqueued again (their job was lost: a crash or a queue down between staging and enqueueing); 0 = off. */
+    PENDING_SWEEP_MS: z.coerce.number().int().min(0).default(60_000),
     /** Embeddings: `offline` (bundled sentence encoder) or `openai` (any OpenAI-compatible endpoint). */
     EMBEDDING_PROVIDER: z.enum(['offline', 'openai']).default('offline'),
     EMBEDDING_BASE_URL: z.string().url().optional(),
@@ -114,6 +116,7 @@ export interface Config {
   secretKey: string | undefined;
   queuePrefix: string;
   queueLockMs: number;
+  pendingSweepMs: number;
   role: 'all' | 'api' | 'worker';
   embedding:
     | { provider: 'offline'; threads: number | undefined }
@@ -166,6 +169,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     secretKey: e.ENGRAM_SECRET_KEY,
     queuePrefix: e.ENGRAM_QUEUE_PREFIX,
     queueLockMs: e.QUEUE_LOCK_MS,
+    pendingSweepMs: e.PENDING_SWEEP_MS,
     role: e.ENGRAM_ROLE ?? (e.REDIS_URL ? 'api' : 'all'),
     embedding:
       e.EMBEDDING_PROVIDER === 'openai'

@@ -90,3 +90,30 @@ describe('an event whose every attempt failed', () => {
     expect(event.rows[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/gave up after 6 attempt\(s\): 401 Incorrect API key/) });
   });
 });
+
+describe('a staged event whose job was lost', () => {
+  let dataDir: string;
+  let runtime: Runtime;
+  let jobs: Jobs | undefined;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'engram-jobs-sweep-'));
+    const silent = createLogger({ level: 'warn', name: 'jobs-test', destination: new Writable({ write: (_c, _e, done) => done() }) });
+    runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PENDING_SWEEP_MS: '500' }), silent, { embedder: createHashEmbedder({ dimensions: 64 }) });
+    jobs = await startJobs(runtime);
+  }, 60_000);
+  afterAll(async () => {
+    await jobs?.stop();
+    await runtime?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('is indexed by the pending-event sweep, with no restart (staged, then the process died or the queue was down before the enqueue)', async () => {
+    const ws = (await createWorkspace(runtime.db, 'sweep')).id;
+    // Staged while the jobs run, never enqueued: what an api killed between the two writes leaves.
+    const { ids } = await stageEvents(runtime.db, { workspaceId: ws, events: [change(1, 'src/a.js'), change(2, 'src/b.js')] });
+    expect((await getStagedEvent(runtime.db, ids[0]!))?.status).toBe('pending');
+    await expect
+      .poll(async () => Promise.all(ids.map(async (id) => (await getStagedEvent(runtime.db, id))?.status)), { timeout: 20_000, interval: 250 })
+      .toEqual(['indexed', 'indexed']);
+  }, 30_000);
+});

@@ -3,7 +3,7 @@ import type { Runtime } from '../runtime.js';
 import { expertiseHandler } from './expertise.js';
 import { indexEventHandler } from './indexEvent.js';
 import { reclusterHandler } from './recluster.js';
-import { recoverAtStart } from './recovery.js';
+import { recoverAtStart, sweepPendingEvents } from './recovery.js';
 import { syncPageHandler } from './syncPage.js';
 
 export interface Jobs {
@@ -24,8 +24,10 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
     ...syncPageHandler(runtime),
   });
   await recoverAtStart(runtime, indexer);
+  const stopSweep = sweepPendingEvents(runtime);
   return {
     async stop() {
+      stopSweep();
       await queue.close(runtime.config.shutdownTimeoutMs);
     },
   };

@@ -25,11 +25,7 @@ export async function recoverAtStart(runtime: Runtime, indexer: Indexer): Promis
   for (const [workspaceId, items] of relexed ?? []) logger.info({ workspaceId, items }, 'lexical index rebuilt for a new tokenizer');
   // The in-process queue forgets on a crash; the database does not. Staged events still pending are
   // enqueued again (job ids collapse duplicates on BullMQ).
-  const pending = await listPendingEventIds(db);
-  if (pending.length) {
-    await queue.enqueueMany('index.event', pending.map((p) => ({ payload: { workspaceId: p.workspaceId, eventId: p.id }, jobId: p.id })));
-    logger.info({ events: pending.length }, 're-enqueued pending events');
-  }
+  await enqueuePending(runtime);
   await recoverSyncs(runtime);
   await scheduleIncrementalSyncs(runtime);
   for (const ws of await listWorkspaces(db)) {
@@ -37,4 +33,38 @@ export async function recoverAtStart(runtime: Runtime, indexer: Indexer): Promis
     // An index from before the area model (or one whose first re-cluster never ran) gets it now, not at the next schedule.
     if (!(await getAreaModelVersion(db, ws.id))) await rebuildWhenQuiet(runtime, ws.id);
   }
+}
+
+/** Enqueues the staged events still pending (staged before `stagedBefore`); a job id per event makes a queued one a no-op. */
+async function enqueuePending(runtime: Runtime, stagedBefore?: Date, limit?: number): Promise<number> {
+  const pending = await listPendingEventIds(runtime.db, limit, stagedBefore);
+  if (pending.length) {
+    await runtime.queue.enqueueMany('index.event', pending.map((p) => ({ payload: { workspaceId: p.workspaceId, eventId: p.id }, jobId: p.id })));
+    runtime.logger.info({ events: pending.length, ...(stagedBefore ? { stagedBefore } : {}) }, 're-enqueued pending events');
+  }
+  return pending.length;
+}
+
+/** Events a sweep enqueues at most; the next sweep takes the rest. */
+const SWEEP_LIMIT = 2_000;
+
+/**
+ * Every `pendingSweepMs`, staged events pending for longer than that are enqueued again. Staging (the
+ * database) and enqueueing (Redis, or this process's queue) are two writes: an api killed between them, or
+ * a webhook staged while Redis was down, leaves an event no job will take, until this sweep (or the next
+ * start) finds it. Returns a stop function.
+ */
+export function sweepPendingEvents(runtime: Runtime): () => void {
+  const everyMs = runtime.config.pendingSweepMs;
+  if (everyMs <= 0) return () => undefined;
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    enqueuePending(runtime, new Date(Date.now() - everyMs), SWEEP_LIMIT)
+      .catch((err: unknown) => runtime.logger.warn({ err: (err as Error).message }, 'pending-event sweep failed; it runs again'))
+      .finally(() => (running = false));
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

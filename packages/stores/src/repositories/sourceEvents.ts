@@ -58,9 +58,15 @@ export async function markEvent(db: Queryable, id: string, status: StagedEvent['
   await db.query('UPDATE source_events SET status = $2, error = $3, attempts = attempts + 1, processed_at = now() WHERE id = $1', [id, status, error ?? null]);
 }
 
-/** Events not yet indexed, oldest first: used to re-enqueue after a crash of the in-process queue. */
-export async function listPendingEventIds(db: Queryable, limit = 10_000): Promise<{ id: string; workspaceId: string }[]> {
-  const res = await db.query<{ id: string; workspace_id: string }>("SELECT id, workspace_id FROM source_events WHERE status = 'pending' ORDER BY created_at LIMIT $1", [limit]);
+/**
+ * Events not yet indexed (staged before `stagedBefore`, if given), oldest first: re-enqueued after a crash
+ * of the in-process queue, and by the worker's sweep for jobs lost between staging and enqueueing.
+ */
+export async function listPendingEventIds(db: Queryable, limit = 10_000, stagedBefore?: Date): Promise<{ id: string; workspaceId: string }[]> {
+  const res = await db.query<{ id: string; workspace_id: string }>(
+    "SELECT id, workspace_id FROM source_events WHERE status = 'pending' AND created_at < $2 ORDER BY created_at LIMIT $1",
+    [limit, stagedBefore ? stagedBefore.toISOString() : 'infinity'],
+  );
   return res.rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id }));
 }
 
