@@ -118,7 +118,11 @@ describe('the re-cluster job and the area model, in a worker thread and inline',
     return ws;
   }
 
-  /** Clusters as sets of member titles with their labels: the same whatever the ids of new clusters. */
+  /**
+   * Clusters as sets of member titles with their labels: the same whatever the ids of new clusters.
+   * Similarities are compared to 5 decimals: two workspaces hold the same items in a different order, and
+   * a float32 centroid can differ in its last digit with the order its members were summed in.
+   */
   async function clusters(ws: string) {
     const rows = (await db.query<{ title: string; topic: string; summary: string; keywords: string[]; member_count: number; similarity: number }>(
       `SELECT i.title, c.topic, c.summary, c.keywords, c.member_count, m.similarity
@@ -126,11 +130,12 @@ describe('the re-cluster job and the area model, in a worker thread and inline',
       [ws],
     )).rows;
     const byLabel = new Map<string, { members: string[]; similarities: number[] }>();
-    for (const r of rows.sort((a, b) => a.title.localeCompare(b.title))) {
+    const byTitleThenSimilarity = (a: (typeof rows)[number], b: (typeof rows)[number]) => a.title.localeCompare(b.title) || a.similarity - b.similarity;
+    for (const r of rows.sort(byTitleThenSimilarity)) {
       const key = JSON.stringify([r.topic, r.summary, r.keywords, r.member_count]);
       const entry = byLabel.get(key) ?? byLabel.set(key, { members: [], similarities: [] }).get(key)!;
       entry.members.push(r.title);
-      entry.similarities.push(r.similarity);
+      entry.similarities.push(Number(r.similarity.toFixed(5)));
     }
     return [...byLabel].sort((a, b) => a[0].localeCompare(b[0]));
   }
