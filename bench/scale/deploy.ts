@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -66,7 +66,15 @@ async function waitReady(url: string, isAlive: () => boolean, timeoutMs = 120_00
   throw new Error(`${url} was not ready within ${timeoutMs} ms`);
 }
 
-export async function startDeployment(options: { kind: DeploymentKind; repoRoot: string; port: number; env: Record<string, string>; stores?: ServerStores }): Promise<Deployment> {
+export async function startDeployment(options: {
+  kind: DeploymentKind;
+  repoRoot: string;
+  port: number;
+  env: Record<string, string>;
+  stores?: ServerStores;
+  /** Embedded only: move the data dir here when the server stops (for `bench/search-latency.ts --index`). */
+  keepDataDir?: string;
+}): Promise<Deployment> {
   const { kind, repoRoot, port, env } = options;
   const adminToken = randomBytes(24).toString('hex');
   const dataDir = await mkdtemp(join(tmpdir(), 'engram-scale-'));
@@ -77,7 +85,10 @@ export async function startDeployment(options: { kind: DeploymentKind; repoRoot:
       disk: () => diskBytes(dataDir),
       stop: tracked(async () => {
         await engram.stop();
-        await rm(dataDir, { recursive: true, force: true });
+        if (options.keepDataDir) {
+          await rm(options.keepDataDir, { recursive: true, force: true });
+          await rename(dataDir, options.keepDataDir);
+        } else await rm(dataDir, { recursive: true, force: true });
       }),
     };
   }

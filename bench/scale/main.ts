@@ -3,7 +3,7 @@
  *   [--deployment embedded|distributed|both] [--duration 30] [--extra N] [--max-during 900]
  *   [--out bench/results] [--name scale]
  *   [--seed 1] [--data ../shared/data/github-prettier] [--port 4100]
- *   [--database-url postgres://...] [--redis-url redis://...]`
+ *   [--database-url postgres://...] [--redis-url redis://...] [--keep-index <dir>]`
  *
  * Generates a corpus per size from the prettier dataset, then for each deployment, embedder and size
  * starts a fresh Engram, imports it through `engram import github --wait` and measures ingestion,
@@ -11,7 +11,8 @@
  * disk. `--duration` is each idle load phase, s; `--extra` the items of the import that runs under load
  * (default 2% of the size, 200 to 2,000); `--max-during` caps that phase, s. Writes `<out>/<name>.json`, `.md` and `.svg` after every phase. The distributed deployment
  * needs server PostgreSQL with pgvector (`--database-url`, default DATABASE_URL; a scratch database is
- * created on it and dropped) and Redis (`--redis-url`, default REDIS_URL).
+ * created on it and dropped) and Redis (`--redis-url`, default REDIS_URL). `--keep-index` keeps each embedded
+ * run's data dir as `<dir>/<embedder>-<size>` (for `bench/search-latency.ts --index`).
  */
 import { readFile, mkdir } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
@@ -40,6 +41,7 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '4100' },
     'database-url': { type: 'string', default: process.env.DATABASE_URL },
     'redis-url': { type: 'string', default: process.env.REDIS_URL },
+    'keep-index': { type: 'string' },
   },
 });
 
@@ -126,7 +128,7 @@ try {
         }
         await runScale(
           {
-            repoRoot, port: Number(args.port), durationS, maxDuringS: Number(args['max-during']), queries, embedderEnv, log,
+            repoRoot, port: Number(args.port), durationS, ...(args['keep-index'] ? { keepIndex: resolve(args['keep-index']) } : {}), maxDuringS: Number(args['max-during']), queries, embedderEnv, log,
             stores: deployment === 'distributed' ? { databaseUrl: args['database-url']!, redisUrl: args['redis-url']! } : undefined,
             checkpoint: async (result) => {
               if (!report.runs.includes(result)) report.runs.push(result);

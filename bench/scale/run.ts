@@ -57,6 +57,8 @@ export interface RunContext {
   maxDuringS: number;
   queries: string[];
   stores?: ServerStores;
+  /** Keep each embedded run's data dir as `<keepIndex>/<embedder>-<size>`. */
+  keepIndex?: string;
   embedderEnv: (kind: EmbedderKind) => Record<string, string>;
   log: (message: string) => void;
   /** Called after every phase, so a run that fails later still leaves a report. */
@@ -110,7 +112,7 @@ export async function runScale(
 ): Promise<RunResult> {
   const result: RunResult = { deployment: spec.deployment, embedder: spec.embedder, size: spec.size, startedAt: new Date().toISOString(), phases: [], search: {} };
   const deployment = await phase(result, 'start', ctx, () =>
-    startDeployment({ kind: spec.deployment, repoRoot: ctx.repoRoot, port: ctx.port, env: ctx.embedderEnv(spec.embedder), stores: ctx.stores }),
+    startDeployment({ kind: spec.deployment, repoRoot: ctx.repoRoot, port: ctx.port, env: ctx.embedderEnv(spec.embedder), stores: ctx.stores, ...(ctx.keepIndex && spec.deployment === 'embedded' ? { keepDataDir: `${ctx.keepIndex}/${spec.embedder}-${spec.size}` } : {}) }),
   );
   const memory = memorySampler(deployment.pids);
   try {
