@@ -6,7 +6,11 @@
 //  3. exports: every path a package.json `exports` names exists;
 //  4. no import cycle between the files of one workspace (relative imports, `import type` included:
 //     a type-only cycle is still two files that cannot be understood apart);
-//  5. tests live in a workspace's `test/` folder: no test file under any `src/` (CONTRIBUTING.md, "Tests").
+//  5. tests live in a workspace's `test/` folder: no test file under any `src/` (CONTRIBUTING.md, "Tests");
+//  6. bench/ imports the workspaces by name (`@engram/x`, or a subpath its `exports` names), never by a
+//     relative path into a workspace's files.
+// The root `test/` workspace (end-to-end tests, fake providers) is the top layer: it may import anything,
+// and declares what it imports like every other workspace.
 // Prints every problem and exits 1 when there is one.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -21,10 +25,12 @@ const LAYERS = [
   ['@engram/search'],
   ['@engram/runtime'],
   ['@engram/api', '@engram/worker', '@engram/cli'],
+  ['@engram/test'],
 ];
 const layerOf = new Map(LAYERS.flatMap((names, i) => names.map((n) => [n, i])));
 
-const IMPORT = /(?:^|[\s;])(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
+/** `import ... from 'x'`, `export ... from "x"`, `import 'x'`, `import("x")`: the specifier, single- or double-quoted. */
+const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?(['"])([^'"]+)\1|import\(\s*(['"])([^'"]+)\3\s*\)/g;
 
 /** A test file by its name: `x.test.ts`, `x.spec.mts`, ... */
 const TEST_NAME = /\.(test|spec)\.[cm]?[jt]sx?$/;
@@ -59,7 +65,7 @@ const isTestFile = (file) => /\.test\.ts$/.test(file) || /\/(test|testing)\//.te
 function importsOf(file) {
   const text = readFileSync(file, 'utf8');
   const out = [];
-  for (const m of text.matchAll(IMPORT)) out.push(m[2] ?? m[3]);
+  for (const m of text.matchAll(IMPORT)) out.push(m[2] ?? m[4]);
   return out.filter(Boolean);
 }
 
@@ -78,20 +84,26 @@ for (const dir of ['packages', 'services']) {
   for (const d of readdirSync(join(root, dir))) {
     const pkgFile = join(root, dir, d, 'package.json');
     if (!existsSync(pkgFile)) continue;
-    workspaces.push({ dir: join(root, dir, d), pkg: JSON.parse(readFileSync(pkgFile, 'utf8')) });
+    const wsDir = join(root, dir, d);
+    workspaces.push({ dir: wsDir, pkg: JSON.parse(readFileSync(pkgFile, 'utf8')), files: [...tsFiles(join(wsDir, 'src')), ...tsFiles(join(wsDir, 'test'))] });
   }
 }
+// The root test/ workspace has no src/: every file in it is scanned.
+const rootTest = join(root, 'test');
+workspaces.push({ dir: rootTest, pkg: JSON.parse(readFileSync(join(rootTest, 'package.json'), 'utf8')), files: tsFiles(rootTest) });
+
+/** The workspace directory a file lies in, or null. */
+const workspaceOf = (file) => workspaces.find((w) => file.startsWith(`${w.dir}/`)) ?? null;
 
 const problems = [];
 const rel = (p) => relative(root, p);
 
-for (const { dir, pkg } of workspaces) {
+for (const { dir, pkg, files } of workspaces) {
   const name = pkg.name;
   const layer = layerOf.get(name);
   if (layer === undefined) problems.push(`${name}: not in a layer; add it to LAYERS in scripts/check-deps.mjs`);
   const deps = new Set(Object.keys(pkg.dependencies ?? {}));
   const devDeps = new Set(Object.keys(pkg.devDependencies ?? {}));
-  const files = [...tsFiles(join(dir, 'src')), ...tsFiles(join(dir, 'test'))];
 
   // 1 and 2: workspace imports.
   for (const file of files) {
@@ -153,9 +165,18 @@ for (const { dir, pkg } of workspaces) {
   }
 }
 
+// 6: the evaluation and benchmarks import the workspaces by name.
+for (const file of tsFiles(join(root, 'bench'))) {
+  for (const spec of importsOf(file)) {
+    const target = resolveRelative(file, spec);
+    const owner = target && workspaceOf(target);
+    if (owner) problems.push(`${rel(file)}: imports ${spec}, a file of ${owner.pkg.name}; import it by name ("${owner.pkg.name}" or a subpath its package.json exports)`);
+  }
+}
+
 if (problems.length) {
   console.error(problems.join('\n'));
   console.error(`dependency check: ${problems.length} problem(s)`);
   process.exit(1);
 }
-console.log(`dependency check: ${workspaces.length} workspaces; layers, declared dependencies, exports, file cycles and test locations ok`);
+console.log(`dependency check: ${workspaces.length} workspaces; layers, declared dependencies, exports, file cycles, test locations and imports by name ok`);

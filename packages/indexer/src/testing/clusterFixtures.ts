@@ -1,6 +1,6 @@
 // Test and benchmark helper: writes minimal item, entity and actor rows straight into the stores, the
 // way the indexing pipeline does, so clusters and expertise can be exercised on realistic rows. Not
-// part of the package barrel.
+// part of the production barrel (exported as @engram/indexer/testing).
 import type { ActorRole, ItemType } from '@engram/contracts';
 import { sha256, stableId, type Queryable } from '@engram/stores';
 import { extractEntities } from '../entities/extractEntities.js';

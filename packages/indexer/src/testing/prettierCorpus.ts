@@ -3,7 +3,7 @@ import type { EntityInput } from '../entities/types.js';
 
 /**
  * Test-only reader for the real GitHub export in ../shared/data/github-prettier (REST-shaped
- * pull requests and commits). Not part of the package barrel; tests skip when the data is absent.
+ * pull requests and commits). In @engram/indexer/testing, never the production barrel; tests skip when the data is absent.
  */
 
 export const PRETTIER_DATA = new URL('../../../../../shared/data/github-prettier', import.meta.url).pathname;
