@@ -6,7 +6,12 @@ import tseslint from 'typescript-eslint';
  * SQL text lives in packages/stores only (repositories and read models). A string or template literal
  * that reads as SQL anywhere else in product code fails lint. Tests and test helpers may seed and
  * inspect tables directly. Files still being moved are listed in scripts/sql-allowlist.txt.
+ *
+ * SQL: a statement's keywords in capitals, as the stores write them. SQL_ANY_CASE: a statement in any
+ * case (`select ... from x`, `insert into x (`, `update x set y =`); it asks for the statement's shape,
+ * so English prose ("select a mode", "truncate the text", "to analyze") does not trip it.
  */
+const SQL_ANY_CASE = String.raw`\b(select\s+[\w*"'(][^;]*?\sfrom\s+[\w"]|insert\s+into\s+[\w".]+\s*(\(|values\b|select\b)|delete\s+from\s+[\w".]+\s*($|where\b|using\b|returning\b)|update\s+[\w".]+\s+set\s+[\w"]+\s*=|create\s+(unique\s+)?(table|index|extension)\b|alter\s+table\b|drop\s+(table|index)\b|truncate\s+table\b)`;
 const SQL = String.raw`\b(SELECT\s+[\w*'(]|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|CREATE\s+(UNIQUE\s+)?(TABLE|INDEX|EXTENSION)|ALTER\s+TABLE|DROP\s+(TABLE|INDEX)|TRUNCATE\s|ANALYZE\b|VACUUM\b|FOR\s+UPDATE)`;
 const SQL_MESSAGE = 'SQL belongs in packages/stores (a repository or read model); call it from there';
 const sqlAllowlist = readFileSync(new URL('./scripts/sql-allowlist.txt', import.meta.url), 'utf8')
@@ -46,6 +51,8 @@ export default tseslint.config(
         'error',
         { selector: `Literal[value=/${SQL}/]`, message: SQL_MESSAGE },
         { selector: `TemplateElement[value.raw=/${SQL}/]`, message: SQL_MESSAGE },
+        { selector: `Literal[value=/${SQL_ANY_CASE}/i]:not([value=/${SQL}/])`, message: SQL_MESSAGE },
+        { selector: `TemplateElement[value.raw=/${SQL_ANY_CASE}/i]:not([value.raw=/${SQL}/])`, message: SQL_MESSAGE },
       ],
     },
   },
