@@ -1,0 +1,22 @@
+/** Every benchmark `npm run bench -- <name>` runs: its script (relative to bench/) and one line about it. */
+export const BENCHMARKS: Record<string, { script: string; about: string }> = {
+  scale: { script: './scale/main.ts', about: 'generated 10k/30k/100k corpora through the real server: ingestion, search under load, memory, disk' },
+  eval: { script: './eval/main.ts', about: 'relevance evaluation on the prettier dataset (same as `npm run eval`)' },
+  questions: { script: './eval/questions.ts', about: 'relevance on the natural-question set (bugs, people, how-tos, what changed)' },
+  'release-note-prior': { script: './eval/releaseNotePrior.ts', about: "the reranker's release-note prior on both question sets, in-process on an index copy" },
+  backfill: { script: './backfill.ts', about: 'a GitHub backfill against the fake GitHub server' },
+  soak: { script: './soak.ts', about: 'a steady mixed request rate for 10 minutes while ingestion runs: errors, p99, memory over time' },
+  clusters: { script: './clusters.ts', about: 'clustering quality and speed' },
+  embeddings: { script: './embeddings.ts', about: 'offline embedding throughput' },
+  'query-embedding': { script: './query-embedding.ts', about: 'query embedding latency' },
+  'recluster-index': { script: './recluster-index.ts', about: 're-cluster of an existing index' },
+  'related-fixes': { script: './related-fixes.ts', about: 'related: fixes edges on an index' },
+  'related-graph': { script: './related-graph.ts', about: 'related: the graph against links.json' },
+  'relink-index': { script: './relink-index.ts', about: 're-derive the links of an existing index' },
+  'search-latency': { script: './search-latency.ts', about: 'per-path search latency on an index' },
+  'train-reranker': { script: './train-reranker.ts', about: 'train the reranker' },
+  'tune-fusion': { script: './tune-fusion.ts', about: 'tune the fusion weights' },
+  ingest: { script: './ingest.ts', about: "indexing throughput in-process on PGlite (fake OpenAI server and the offline encoder, batches of 1 and the default)" },
+  'health-under-load': { script: './health-under-load.ts', about: '/healthz latency while 16 clients search a running Engram' },
+  'recluster-stall': { script: './recluster-stall.ts', about: "what the cluster.recluster job costs the rest of its process (event-loop delay, a query's latency)" },
+};
