@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createLogger, createRuntime, loadConfigOrExit, onShutdownSignal, runMain, startJobs } from '@engram/runtime';
 import { closeAppLimits, createApp } from './app.js';
 import { trackConnections } from './http/draining.js';
+import { listen } from './http/server.js';
 import { allRoutes } from './routes/index.js';
 
 /**
@@ -14,13 +15,8 @@ runMain(async () => {
   const runtime = await createRuntime(config, logger);
   const jobs = config.role === 'all' ? await startJobs(runtime) : null;
   const app = createApp(runtime, allRoutes(runtime));
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-  });
-  // A client that trickles its headers or body cannot hold a connection open for long.
-  server.requestTimeout = config.http.requestTimeoutMs;
-  server.headersTimeout = config.http.headersTimeoutMs;
-  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+  // A client that trickles its headers or body cannot hold a connection open for long (http/server.ts).
+  const server: Server = await listen(app, config.http, config.port, config.host);
   const connections = trackConnections(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

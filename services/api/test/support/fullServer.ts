@@ -11,6 +11,7 @@ import { createHashEmbedder } from '@engram/indexer/testing';
 import { createLogger, createRuntime, loadConfig, type Runtime } from '@engram/runtime';
 import { createApiKey, createWorkspace } from '@engram/stores';
 import { closeAppLimits, createApp } from '../../src/app.js';
+import { listen } from '../../src/http/server.js';
 import { allRoutes } from '../../src/routes/index.js';
 
 export const ADMIN_TOKEN = 'egadm_test_admin_token_0123456789';
@@ -37,9 +38,8 @@ export async function startFullServer(env: Record<string, string> = {}): Promise
   const config = loadConfig({ DATABASE_URL: 'pglite://memory', ENGRAM_DATA_DIR: dataDir, ENGRAM_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
   const runtime = await createRuntime(config, logger, { embedder: createHashEmbedder({ dimensions: 128 }) });
   const app = createApp(runtime, allRoutes(runtime));
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  // The server main.ts runs: its timeouts from the configuration.
+  const server: Server = await listen(app, config.http, 0, '127.0.0.1');
   const address = server.address();
   const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   return {
