@@ -46,6 +46,8 @@ export interface FindSimilarDeps {
   read: SearchReadModel;
   /** Fetches a provider URL through one of the workspace's connections (null when none can). */
   fetchByUrl?: (url: string, signal?: AbortSignal) => Promise<SourceEvent | null>;
+  /** Cancels the calls that leave the process (the url fetch, the embedding of an unindexed text). */
+  signal?: AbortSignal;
 }
 
 const vectorFactor = (cos: number): number => Math.max(0, Math.min(1, (cos - 0.25) / 0.7));
@@ -75,7 +77,7 @@ async function resolveSource(deps: FindSimilarDeps, workspaceId: string, request
   if (id) {
     const row = (await loadItems(deps.db, workspaceId, [id])).get(id)!;
     const stored = (await deps.vectors.getVectors(workspaceId, [id])).get(id);
-    const vector = stored ?? (await deps.embedder.embed([`${row.title ?? ''}\n${row.content}`]))[0]!;
+    const vector = stored ?? (await deps.embedder.embed([`${row.title ?? ''}\n${row.content}`], { signal: deps.signal }))[0]!;
     const entities = (await entityKeysOf(deps.db, [id])).get(id) ?? new Set<string>();
     const clusterId = (await clusterIdsOf(deps.db, [id])).get(id) ?? null;
     return { id, title: row.title ?? '', type: row.type, source: row.source, vector, entities, clusterId, found: Boolean(stored), generated: !stored };
@@ -83,9 +85,9 @@ async function resolveSource(deps: FindSimilarDeps, workspaceId: string, request
   if (request.id) throw new NotFoundError('item', `no item ${JSON.stringify(request.id)} in this workspace`);
   const unresolvable = () => new NotFoundError('item', 'the url is neither indexed nor fetchable through a connection of this workspace');
   if (!request.url || !deps.fetchByUrl) throw unresolvable();
-  const event = await deps.fetchByUrl(request.url);
+  const event = await deps.fetchByUrl(request.url, deps.signal);
   if (!event) throw unresolvable();
-  const vector = (await deps.embedder.embed([`${event.title ?? ''}\n${event.body}`]))[0]!;
+  const vector = (await deps.embedder.embed([`${event.title ?? ''}\n${event.body}`], { signal: deps.signal }))[0]!;
   return { id: null, title: event.title ?? event.url, type: event.type, source: event.source, vector, entities: new Set(), clusterId: null, found: false, generated: true };
 }
 

@@ -45,8 +45,8 @@ export interface QueryServiceDeps extends SearchDeps {
 export interface QueryService {
   search(workspaceId: string, request: SearchRequest, options?: SearchOptions): Promise<SearchAnswer>;
   contents(workspaceId: string, ids: readonly string[]): Promise<ContentsResult>;
-  /** Throws `NotFoundError('item')` for an unknown id, or a URL neither indexed nor fetchable. */
-  findSimilar(workspaceId: string, request: FindSimilarRequest): Promise<FindSimilarOutcome>;
+  /** Throws `NotFoundError('item')` for an unknown id, or a URL neither indexed nor fetchable. `signal` cancels the url fetch and embedding. */
+  findSimilar(workspaceId: string, request: FindSimilarRequest, options?: { signal?: AbortSignal }): Promise<FindSimilarOutcome>;
   /** Throws `NotFoundError('item')` when the root is not an item of the workspace. */
   related(workspaceId: string, request: RelatedRequest): Promise<RelatedGraph>;
   proxySearch(workspaceId: string): Promise<ProxySearchResponse['connections']>;
@@ -101,8 +101,12 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
 
     contents: (workspaceId, ids) => getContents(deps.db, workspaceId, ids),
 
-    findSimilar: (workspaceId, request) =>
-      findSimilar({ db: deps.db, vectors: deps.vectors, embedder: engine.embedder, read: engine.readModel, fetchByUrl: fetchByUrlThroughConnections(proxy, workspaceId) }, workspaceId, request),
+    findSimilar: (workspaceId, request, options = {}) =>
+      findSimilar(
+        { db: deps.db, vectors: deps.vectors, embedder: engine.embedder, read: engine.readModel, fetchByUrl: fetchByUrlThroughConnections(proxy, workspaceId), signal: options.signal },
+        workspaceId,
+        request,
+      ),
 
     async related(workspaceId, request) {
       const graph = await getRelatedGraph(deps.db, workspaceId, request);

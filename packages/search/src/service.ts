@@ -53,7 +53,7 @@ export function createSearchService(deps: SearchDeps) {
       filter: toItemFilter(workspaceId, request.filters),
     };
 
-    const retrieved = await retrieve({ db: deps.db, read, vectors: deps.vectors, embedder, centroids, actors, lexical }, question, runs);
+    const retrieved = await retrieve({ db: deps.db, read, vectors: deps.vectors, embedder, centroids, actors, lexical }, question, runs, options.signal);
     // Text only for what the second stage scores or the page shows.
     const requestedMode = request.mode;
     const pageEnd = request.offset + request.limit;
@@ -66,7 +66,7 @@ export function createSearchService(deps: SearchDeps) {
     const retrievalMs = performance.now() - started;
 
     const rerankStart = performance.now();
-    const second = await secondStage({ reranker: deps.reranker, llm: deps.llm, depth: rerankDepth }, request.query, fused.candidates, requestedMode);
+    const second = await secondStage({ reranker: deps.reranker, llm: deps.llm, depth: rerankDepth, signal: options.signal }, request.query, fused.candidates, requestedMode);
     const rerankMs = performance.now() - rerankStart;
 
     const enrichStart = performance.now();

@@ -50,6 +50,8 @@ export interface FakeGitHubState {
   unauthorized: number;
   /** Requests held open without an answer (`hangs`). */
   hung: number;
+  /** Held requests whose client closed the connection (the caller aborted), as opposed to the fake dropping them. */
+  abandoned: number;
   /** 200 answers whose JSON body was cut short (`truncate`). */
   truncated: number;
   /** Every request in order: method, path with query, status. */
@@ -67,8 +69,13 @@ const ROUTES: Route[] = [...restRoutes, ...contentRoutes];
 
 export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeGitHub> {
   const model = buildRepoModel(options.repo, options.items, options.docs ?? [], options.defaultBranch ?? 'main');
-  const state: FakeGitHubState = { requests: 0, byRoute: {}, byStatus: {}, notModified: 0, rateLimited: 0, secondaryLimited: 0, failed: 0, unauthorized: 0, hung: 0, truncated: 0, log: [] };
+  const state: FakeGitHubState = { requests: 0, byRoute: {}, byStatus: {}, notModified: 0, rateLimited: 0, secondaryLimited: 0, failed: 0, unauthorized: 0, hung: 0, abandoned: 0, truncated: 0, log: [] };
   const held = new Set<ServerResponse>();
+  const dropped = new WeakSet<ServerResponse>();
+  const drop = (out: ServerResponse) => {
+    dropped.add(out);
+    out.destroy();
+  };
   let truncateCount = 0;
   const limit = options.rateLimit?.limit ?? 5000;
   const resetMs = options.rateLimit?.resetMs ?? 1000;
@@ -152,8 +159,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         state.hung++;
         state.log.push({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', status: 0 });
         held.add(out);
-        out.once('close', () => held.delete(out));
-        if (options.hangs.ms !== undefined) setTimeout(() => out.destroy(), options.hangs.ms).unref();
+        out.once('close', () => {
+          held.delete(out);
+          if (!dropped.has(out)) state.abandoned++;
+        });
+        if (options.hangs.ms !== undefined) setTimeout(() => drop(out), options.hangs.ms).unref();
         return;
       }
       const url = new URL(incoming.url ?? '/', `http://${incoming.headers.host ?? '127.0.0.1'}`);
@@ -189,7 +199,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     url: `${origin}`,
     state,
     close: async () => {
-      for (const out of held) out.destroy();
+      for (const out of held) drop(out);
       await close();
     },
   };

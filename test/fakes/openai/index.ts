@@ -1,6 +1,6 @@
 // A small OpenAI-compatible HTTP server for tests: embeddings, chat completions (the relevance
 // prompt contract in prompt.ts) and a Cohere-compatible rerank, behind Bearer auth, with optional
-// leading 429s and 500s to exercise retries.
+// leading 429s and 500s to exercise retries, and routes that never answer (`hangs`).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseRelevancePrompt, scoreRelevance } from './prompt.js';
 import { bagOfWordsVector, float32Base64, overlapScore, words } from './words.js';
@@ -19,7 +19,11 @@ export interface FakeOpenAIOptions {
   retryAfterMs?: number;
   /** Vector size when a request does not ask for `dimensions`. Default 1536. */
   defaultDimensions?: number;
+  /** Routes whose requests are held open without an answer (also settable later through `FakeOpenAI.hangs`). */
+  hangs?: FakeOpenAIRoute[];
 }
+
+export type FakeOpenAIRoute = 'embeddings' | 'chat' | 'rerank';
 
 export interface FakeOpenAIState {
   /** Every request received, including refused ones. */
@@ -32,12 +36,18 @@ export interface FakeOpenAIState {
   embeddingBatchSizes: number[];
   chatRequests: number;
   rerankRequests: number;
+  /** Requests held open without an answer (`hangs`). */
+  hung: number;
+  /** Held requests whose client closed the connection (the caller aborted). */
+  abandoned: number;
 }
 
 export interface FakeOpenAI {
   /** Base URL including `/v1`, as the openai client's `baseURL` expects. */
   url: string;
   state: FakeOpenAIState;
+  /** Routes that hang from now on; the test may change it between calls. */
+  hangs: Set<FakeOpenAIRoute>;
   close(): Promise<void>;
 }
 
@@ -136,6 +146,16 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
     embeddingBatchSizes: [],
     chatRequests: 0,
     rerankRequests: 0,
+    hung: 0,
+    abandoned: 0,
+  };
+  const hangs = new Set<FakeOpenAIRoute>(options.hangs ?? []);
+  let closing = false;
+  const hang = (res: ServerResponse) => {
+    state.hung++;
+    res.once('close', () => {
+      if (!closing) state.abandoned++;
+    });
   };
   let authorised = 0;
 
@@ -158,6 +178,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
     const path = new URL(req.url ?? '/', 'http://fake').pathname;
     if (req.method !== 'POST') throw new HttpError(405, `${req.method} not allowed`);
     const body = await readJson(req);
+    const route: FakeOpenAIRoute | null = path === '/v1/embeddings' ? 'embeddings' : path === '/v1/chat/completions' ? 'chat' : path === '/v1/rerank' ? 'rerank' : null;
+    if (route && hangs.has(route)) return hang(res);
     if (path === '/v1/embeddings') {
       state.embeddingRequests++;
       return send(res, 200, embeddings(body, defaultDimensions, state));
@@ -180,5 +202,13 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
     });
   });
   const { origin, close } = await listenOnLoopback(server);
-  return { url: `${origin}/v1`, state, close };
+  return {
+    url: `${origin}/v1`,
+    state,
+    hangs,
+    close: () => {
+      closing = true;
+      return close();
+    },
+  };
 }

@@ -50,22 +50,32 @@ export function cappedFetch(maxBytes: number, base: typeof fetch = fetch): typeo
   };
 }
 
-/** Runs `work` with a signal that aborts at the deadline or with `outer`; rejects at the deadline regardless. */
+/**
+ * Runs `work` with a signal that aborts at the deadline or with `outer` (the caller's request ending);
+ * rejects at either regardless, so a client that ignores its signal holds no one.
+ */
 export async function withDeadline<T>(timeoutMs: number, outer: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
   let timer: NodeJS.Timeout | undefined;
+  let onOuterAbort: (() => void) | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
       const error = new ProxyLimitError('timeout', `the provider did not answer within ${timeoutMs} ms`);
       controller.abort(error);
       reject(error);
     }, timeoutMs);
+    if (outer) {
+      onOuterAbort = () => reject(outer.reason);
+      if (outer.aborted) onOuterAbort();
+      else outer.addEventListener('abort', onOuterAbort, { once: true });
+    }
   });
   try {
     return await Promise.race([work(signal), deadline]);
   } finally {
     clearTimeout(timer);
+    if (onOuterAbort) outer?.removeEventListener('abort', onOuterAbort);
   }
 }
 

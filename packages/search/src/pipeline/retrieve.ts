@@ -24,12 +24,13 @@ export interface RetrieveDeps {
 
 /**
  * Stage 1, retrieve: the five paths in parallel (lexical, vector, entity, cluster, actor), each with
- * the filter applied inside its read. The query is embedded once, for the vector and cluster paths.
+ * the filter applied inside its read. The query is embedded once, for the vector and cluster paths;
+ * `signal` cancels that embedding call.
  */
-export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathName) => boolean): Promise<Retrieved & { lexicalMatches: number }> {
+export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathName) => boolean, signal?: AbortSignal): Promise<Retrieved & { lexicalMatches: number }> {
   const embedStart = performance.now();
   const embedding =
-    runs('vector') || runs('cluster') ? deps.embedder.embed([q.topic]).then((v) => ({ vector: v[0]!, ms: performance.now() - embedStart })) : null;
+    runs('vector') || runs('cluster') ? deps.embedder.embed([q.topic], { signal }).then((v) => ({ vector: v[0]!, ms: performance.now() - embedStart })) : null;
   const [lexical, entity, actor, vector, cluster] = await Promise.all([
     runs('lexical') ? lexicalPath(deps.read, q.filter, q.terms, deps.lexical) : { ...emptyPath(), matched: 0 },
     runs('entity') ? entityPath(deps.read, q.filter, queryEntities(q.topic), PATH_K) : emptyPath(),

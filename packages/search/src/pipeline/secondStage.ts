@@ -15,18 +15,20 @@ export interface SecondStageOutcome {
 
 /**
  * Stage 3, the second stage: `balanced` rescores the first `depth` candidates with the reranker,
- * `thorough` then has the LLM rescore the first LLM_DEPTH; `fast` keeps the fused order.
+ * `thorough` then has the LLM rescore the first LLM_DEPTH; `fast` keeps the fused order. `signal` cancels
+ * both calls; an aborted search throws instead of falling back.
  */
 export async function secondStage(
-  deps: { reranker?: Reranker; llm?: Reranker; depth: number },
+  deps: { reranker?: Reranker; llm?: Reranker; depth: number; signal?: AbortSignal },
   query: string,
   fused: readonly Candidate[],
   requested: SearchMode,
 ): Promise<SecondStageOutcome> {
   let mode: SearchMode = requested;
   let ranked: Scored[] = fused.map((c) => ({ c, score: c.fused }));
+  const options = { signal: deps.signal };
   if (requested !== 'fast' && deps.reranker && ranked.length > 0) {
-    ranked = await rerankTop(ranked, deps.depth, (cs) => deps.reranker!.rerank(query, cs));
+    ranked = await rerankTop(ranked, deps.depth, (cs) => deps.reranker!.rerank(query, cs, options));
   } else if (requested !== 'fast') {
     mode = 'fast';
   }
@@ -34,9 +36,10 @@ export async function secondStage(
     if (deps.llm && ranked.length > 0) {
       try {
         const head = ranked.slice(0, LLM_DEPTH).map((r) => ({ ...r.c, fused: r.score }));
-        ranked = await rerankTop(ranked, LLM_DEPTH, () => deps.llm!.rerank(query, head));
+        ranked = await rerankTop(ranked, LLM_DEPTH, () => deps.llm!.rerank(query, head, options));
         mode = 'thorough';
-      } catch {
+      } catch (error) {
+        if (deps.signal?.aborted) throw error;
         mode = deps.reranker ? 'balanced' : 'fast';
       }
     } else {

@@ -37,6 +37,8 @@ export interface SearchOptions {
    * reranking depth (and the page) they carry paths, signals and dates but no text.
    */
   debugCandidates?: boolean;
+  /** Aborts the calls that leave the process (query embedding, hosted reranker, LLM): the request's deadline. */
+  signal?: AbortSignal;
 }
 
 export interface SearchOutcome {

@@ -10,11 +10,31 @@ export interface AuthedRequest extends Request {
   log: Logger;
   workspaceId: string;
   keyId: string;
+  /**
+   * Aborted when the client closes the connection before its answer, or at the request's deadline
+   * (`requestDeadline`): the query service hands it to every provider, embedding, reranker and LLM call.
+   */
+  signal: AbortSignal;
+}
+
+const controllers = new WeakMap<Request, AbortController>();
+
+/** Aborts the request's work (its `signal`) with `reason`; a no-op once aborted. */
+export function abortRequest(req: Request, reason: unknown): void {
+  controllers.get(req)?.abort(reason);
+}
+
+/** Why a request's work was abandoned: the client went away. */
+export class ClientClosedError extends Error {
+  override name = 'ClientClosedError';
+  constructor() {
+    super('the client closed the connection before the answer');
+  }
 }
 
 /**
- * Request id (honours a sane incoming `X-Request-Id`), a child logger, and one log line per request. The
- * line's `workspaceId` comes from the child logger `requireApiKey` binds, once.
+ * Request id (honours a sane incoming `X-Request-Id`), a child logger, the request's abort signal, and one
+ * log line per request. The line's `workspaceId` comes from the child logger `requireApiKey` binds, once.
  */
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -24,6 +44,13 @@ export function requestContext(logger: Logger): RequestHandler {
     r.id = id;
     r.log = logger.child({ requestId: id });
     res.setHeader('X-Request-Id', id);
+    const controller = new AbortController();
+    controllers.set(req, controller);
+    r.signal = controller.signal;
+    // 'close' before 'finish': the connection went away with the answer unsent.
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort(new ClientClosedError());
+    });
     const started = performance.now();
     res.on('finish', () => {
       const line = { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(performance.now() - started) };

@@ -25,9 +25,16 @@ export const unauthorized = (message = 'missing or invalid authentication'): Api
 export const forbidden = (message = 'access denied to this workspace'): ApiError => new ApiError(403, 'FORBIDDEN', message, null);
 export const notFound = (resource: string, message = `${resource} not found`): ApiError => new ApiError(404, 'NOT_FOUND', message, { resource });
 
-/** Turns a zod error into 400 VALIDATION_ERROR naming every offending field. */
+/**
+ * Turns a zod error into 400 VALIDATION_ERROR naming every offending field. An unknown key is named
+ * itself (`limt`, `filters.sourceType`): zod reports it on the object that holds it, one issue per object.
+ */
 export function validationError(error: z.ZodError): ApiError {
-  const issues = error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message, code: i.code }));
+  const issues = error.issues.flatMap((i) =>
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((key) => ({ field: [...i.path, key].join('.'), message: `unknown field '${key}'`, code: i.code }))
+      : [{ field: i.path.join('.') || '(body)', message: i.message, code: i.code }],
+  );
   const fields = [...new Set(issues.map((i) => i.field))];
   return new ApiError(400, 'VALIDATION_ERROR', `invalid request parameters: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, { fields, issues });
 }
@@ -80,7 +87,12 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
     res.end();
     return;
   }
-  const log = (req as Request & { log?: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }).log;
+  const log = (req as Request & { log?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }).log;
+  // The client closed the connection and its request's work was aborted: nobody to answer, no fault.
+  if ((req as Request & { signal?: AbortSignal }).signal?.aborted && res.locals.deadlinePassed !== true) {
+    log?.info({ requestId }, 'request abandoned by the client');
+    return;
+  }
   if (apiError.expected) log?.warn({ requestId, code: apiError.code, status: apiError.status, msg: apiError.message }, 'request rejected');
   else if (apiError.status === 503) log?.warn({ requestId, code: apiError.code, msg: apiError.message, err: (err as Error).message }, 'request unavailable');
   else log?.error({ requestId, err }, 'request failed');

@@ -33,10 +33,13 @@ export interface InProcessTarget {
   log: Logger;
   /** A search's latency fields, for the metrics the `/v1/search` route feeds. */
   onSearch?: (mode: string, latency: Record<string, number>) => void;
+  /** The `/mcp` request's signal (its deadline, the client going away): cancels the calls a tool makes. */
+  signal?: AbortSignal;
 }
 
 export function inProcessPort(queries: QueryService, target: InProcessTarget): EngramPort {
   const { workspaceId, requestId, log } = target;
+  const cancel = target.signal ? { signal: target.signal } : {};
   const call = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     try {
@@ -57,7 +60,7 @@ export function inProcessPort(queries: QueryService, target: InProcessTarget): E
         const started = performance.now();
         const request = parseBody(SearchRequest, input);
         const parse = ms(started);
-        const out = await queries.search(workspaceId, request);
+        const out = await queries.search(workspaceId, request, cancel);
         const response = searchShapeA(out, request, ms(started), { parse }, requestId);
         target.onSearch?.(response.meta.mode, response.latency);
         return response;
@@ -72,7 +75,7 @@ export function inProcessPort(queries: QueryService, target: InProcessTarget): E
       call('findsimilar', async () => {
         const started = performance.now();
         const request: FindSimilarRequest = findSimilarRequest(input);
-        const out = await queries.findSimilar(workspaceId, request);
+        const out = await queries.findSimilar(workspaceId, request, cancel);
         return findSimilarShapeA(out, ms(started), requestId);
       }),
     related: (input) =>

@@ -22,7 +22,7 @@ export function mcpRoutes(db: Db, queries: QueryService, options: { onSearch?: I
     express.json({ limit: '1mb' }),
     requireApiKey(db, { headerRequired: false }),
     route(async (req, res) => {
-      const port = inProcessPort(queries, { workspaceId: req.workspaceId, requestId: req.id, log: req.log, onSearch: options.onSearch });
+      const port = inProcessPort(queries, { workspaceId: req.workspaceId, requestId: req.id, log: req.log, onSearch: options.onSearch, signal: req.signal });
       const server = createEngramMcpServer(port);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {

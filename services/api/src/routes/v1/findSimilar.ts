@@ -27,7 +27,7 @@ export function findSimilarRoute(db: Db, queries: QueryService): Router {
     route(async (req, res) => {
       const started = performance.now();
       const request = findSimilarRequest(req.body);
-      const out = await queries.findSimilar(req.workspaceId, request);
+      const out = await queries.findSimilar(req.workspaceId, request, { signal: req.signal });
       res.json(findSimilarShape(shapeOf(req), out, ms(started), req.id));
     }),
   );

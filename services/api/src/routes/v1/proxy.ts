@@ -9,7 +9,8 @@ import { authenticate } from './common.js';
 /**
  * POST /proxy/search and /proxy/call: one shape on both prefixes; X-Workspace-ID optional. Unknown
  * connection or action (404), params the action rejects (400) and a failed provider (502) are the query
- * service's typed errors, answered by the error middleware.
+ * service's typed errors, answered by the error middleware. A call still running at the request's
+ * deadline, or when the client goes away, is aborted (the provider connection is closed).
  */
 export function proxyRoutes(db: Db, queries: QueryService): Router {
   const router = Router();
@@ -27,7 +28,7 @@ export function proxyRoutes(db: Db, queries: QueryService): Router {
     ...authenticate(db, { headerRequired: false }),
     route(async (req, res) => {
       const request = parseBody(ProxyCallRequest, req.body);
-      const result = await queries.proxyCall(req.workspaceId, request);
+      const result = await queries.proxyCall(req.workspaceId, request, req.signal);
       res.json({ ...result, requestId: req.id });
     }),
   );

@@ -17,7 +17,7 @@ export function searchRoute(db: Db, queries: QueryService): Router {
       const started = performance.now();
       const request = parseBody(SearchRequest, req.body);
       const parse = ms(started);
-      const out = await queries.search(req.workspaceId, request);
+      const out = await queries.search(req.workspaceId, request, { signal: req.signal });
       const took = ms(started) + ((res.locals.authMs as number | undefined) ?? 0);
       const auth = Math.round(((res.locals.authMs as number | undefined) ?? 0) * 100) / 100;
       res.json(shapeOf(req) === 'A' ? searchShapeA(out, request, Math.round(took * 100) / 100, { auth, parse }, req.id) : searchShapeB(out, req.id));
