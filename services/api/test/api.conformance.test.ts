@@ -58,6 +58,19 @@ describe.each(backends())('query API contract ($name)', (backend) => {
     expectErrorBody(res.body, 404, 'NOT_FOUND');
   });
 
+  it('an unknown body field is 400 VALIDATION_ERROR naming that field, on both prefixes', async () => {
+    for (const prefix of ['/v1', '/api/v1']) {
+      const typo = await api.post(`${prefix}/search`, { query: 'x', limt: 5 }, tenant);
+      expect(typo.status).toBe(400);
+      expectErrorBody(typo.body, 400, 'VALIDATION_ERROR');
+      expect(typo.body.data.fields, prefix).toEqual(['limt']);
+      expect(typo.body.message).toContain('limt');
+      const nested = await api.post(`${prefix}/search`, { query: 'x', filters: { sourceType: ['github'] }, lmit: 1, offst: 2 }, tenant);
+      expect(nested.status).toBe(400);
+      expect([...nested.body.data.fields].sort(), prefix).toEqual(['filters.sourceType', 'lmit', 'offst']);
+    }
+  });
+
   it('a sane incoming X-Request-Id is echoed in the header and body', async () => {
     const res = await fetch(`${api.base}/v1/contents`, {
       method: 'POST',

@@ -30,7 +30,7 @@ export const notFound = (resource: string, message = `${resource} not found`): A
  * itself (`limt`, `filters.sourceType`): zod reports it on the object that holds it, one issue per object.
  */
 export function validationError(error: z.ZodError): ApiError {
-  const issues = error.issues.flatMap((i) =>
+  const issues = error.issues.flatMap((i): { field: string; message: string; code: string }[] =>
     i.code === 'unrecognized_keys'
       ? i.keys.map((key) => ({ field: [...i.path, key].join('.'), message: `unknown field '${key}'`, code: i.code }))
       : [{ field: i.path.join('.') || '(body)', message: i.message, code: i.code }],
