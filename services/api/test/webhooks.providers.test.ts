@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJobs, type Jobs } from '@engram/runtime';
 import { createConnection, getConnection } from '@engram/stores';
 import { prettierSubset, hasPrettierCorpus, signWebhook, startFakeGitHub } from '../../../test/fakes/github/index.js';
+import { linearFixture, startFakeLinear } from '../../../test/fakes/linear/index.js';
 import { startFakeVercel, vercelFixture } from '../../../test/fakes/vercel/index.js';
 import { ADMIN_TOKEN, startFullServer, type FullServer } from './support/fullServer.js';
 
@@ -191,6 +192,27 @@ describe('webhooks per provider: malformed, redelivered, out of order, racing a 
       expect(rows.filter((r) => r.external_id === `github:prettier/prettier:pull_request:${target.number}`).map((r) => r.title)).toEqual(['Retitled while the backfill ran']);
     } finally {
       await gh.close();
+    }
+  }, 240_000);
+
+  it('Linear: an issue webhook racing a backfill of the same issue ends as one item with the webhook’s newer title', async () => {
+    const data = linearFixture();
+    const linear = await startFakeLinear({ apiKey: 'tok_provider_suite', data });
+    try {
+      const { workspaceId, connectionId } = await connect('linear', { teamKey: 'ENG', apiUrl: linear.url });
+      const target = data.issues[16]!;
+      const now = new Date().toISOString();
+      const webhook = linearIssue(String(target.number), 'Retitled while the backfill ran', now);
+      const newer = { ...webhook, data: { ...webhook.data, id: target.id, createdAt: target.createdAt } };
+      await backfill(connectionId);
+      expect((await send('linear', newer, { connectionId })).status).toBe(200);
+      await backfillDone(connectionId);
+      const rows = await items(workspaceId);
+      expect(rows.filter((r) => r.external_id.startsWith('linear:issue:'))).toHaveLength(data.issues.length);
+      expect(new Set(rows.map((r) => r.external_id)).size).toBe(rows.length);
+      expect(rows.filter((r) => r.external_id === `linear:issue:${target.id}`).map((r) => r.title)).toEqual(['Retitled while the backfill ran']);
+    } finally {
+      await linear.close();
     }
   }, 240_000);
 
