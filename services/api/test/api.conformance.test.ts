@@ -1,6 +1,6 @@
 /**
  * Rules shared by every operation (spec sections 4 preamble, 7, 9) and the published contract:
- * OpenAPI 3.1 at /v1/openapi.json and the docs page, both generated from the zod schemas.
+ * OpenAPI 3.1 at /v1/openapi.json, generated from the zod schemas, and the reference that renders it at /docs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from './support/rules.js';
@@ -44,12 +44,44 @@ describe.each(backends())('query API contract ($name)', (backend) => {
     expect(s.ErrorBody.required).toEqual(expect.arrayContaining(['error', 'code', 'message', 'status', 'defined', 'data', 'requestId']));
   });
 
-  it('GET /docs is a readable HTML page listing every operation', async () => {
+  it('GET /docs is the interactive reference (Redoc) over the OpenAPI document, its script served here, not from a CDN', async () => {
     const res = await fetch(`${api.base}/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     const html = await res.text();
-    for (const op of OPERATIONS) expect(html).toContain(`POST /v1${op}`);
+    expect(html).toContain('<redoc spec-url="/v1/openapi.json"');
+    const scripts = [...html.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts).toEqual(['/docs/redoc.standalone.js']);
+    const script = await fetch(`${api.base}${scripts[0]}`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toContain('javascript');
+    const js = await script.text();
+    expect(js.length).toBeGreaterThan(500_000);
+    expect(js).toContain('Redoc');
+  });
+
+  it('the OpenAPI document has the operator API (/admin/*, /metrics) under the admin token', async () => {
+    const doc = (await (await fetch(`${api.base}/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security: unknown; requestBody?: { content: Body } }>>;
+      components: { securitySchemes: Body; schemas: Body };
+    };
+    const expected: [string, string][] = [
+      ['post', '/admin/workspaces'], ['get', '/admin/workspaces'], ['delete', '/admin/workspaces/{id}'], ['post', '/admin/workspaces/{id}/keys'],
+      ['get', '/admin/keys'], ['delete', '/admin/keys/{id}'], ['post', '/admin/keys/{id}/rotate'], ['get', '/admin/status'],
+      ['post', '/admin/connections'], ['get', '/admin/connections'], ['get', '/admin/connections/{id}'], ['delete', '/admin/connections/{id}'],
+      ['post', '/admin/connections/{id}/backfill'], ['post', '/admin/imports'], ['get', '/admin/imports/{id}'], ['get', '/metrics'],
+    ];
+    for (const [method, path] of expected) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+      expect(doc.paths[path]![method]!.security).toEqual([{ adminToken: [] }]);
+    }
+    expect(doc.components.securitySchemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.paths['/v1/search']!.post!.security).toEqual([{ bearer: [] }]);
+    // The request bodies come from the schemas the routes parse: the import's fields and the connection providers.
+    expect(doc.paths['/admin/imports']!.post!.requestBody!.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/AdminCreateImport' });
+    expect(doc.components.schemas.AdminCreateImport.required).toEqual(expect.arrayContaining(['workspaceId', 'provider', 'repo', 'content']));
+    expect(JSON.stringify(doc.components.schemas.AdminCreateConnection)).toMatch(/"github".*"linear".*"vercel"/);
   });
 
   it('an unknown route is 404 NOT_FOUND in the documented error body', async () => {

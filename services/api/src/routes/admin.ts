@@ -8,7 +8,7 @@ import { notFound, parseBody, unauthorized } from '../http/errors.js';
 import { route } from '../http/context.js';
 import { limitsOf } from '../http/limits.js';
 
-const CreateWorkspace = z.object({ name: StorableString().trim().min(1).max(200) }).strict();
+export const CreateWorkspace = z.object({ name: StorableString().trim().min(1).max(200) }).strict();
 /** Chunks of item ids whose vectors go when their workspace does. */
 const VECTOR_DELETE_CHUNK = 1_000;
 

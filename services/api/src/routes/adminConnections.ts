@@ -16,12 +16,12 @@ const common = {
   /** false: save without the provider check (a provider this server cannot reach yet). */
   verify: z.boolean().optional(),
 };
-const CreateConnection = z.discriminatedUnion('provider', [
+export const CreateConnection = z.discriminatedUnion('provider', [
   z.object({ ...common, provider: z.literal('github'), config: z.object({ repo: z.string().regex(/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/, 'expected "owner/name"'), baseUrl: url.optional() }).strict() }).strict(),
   z.object({ ...common, provider: z.literal('linear'), config: z.object({ teamKey: z.string().min(1).optional(), apiUrl: url.optional() }).strict().default({}) }).strict(),
   z.object({ ...common, provider: z.literal('vercel'), config: z.object({ projectId: z.string().min(1), teamId: z.string().min(1).optional(), baseUrl: url.optional() }).strict() }).strict(),
 ]);
-const Backfill = z.object({ since: z.iso.datetime({ offset: true }).or(z.iso.date()).optional() }).strict();
+export const Backfill = z.object({ since: z.iso.datetime({ offset: true }).or(z.iso.date()).optional() }).strict();
 
 /** A walk's counters plus what a progress bar needs: rate and ETA (when the provider gave a total). */
 export function walkProgress(c: SyncCursor, now = Date.now()) {

@@ -11,7 +11,7 @@ import { route } from '../http/context.js';
  * `content` is the export file's text, verbatim (a JSON array or JSON Lines): the server parses it and
  * hashes exactly those bytes, so the same file twice is one import.
  */
-const CreateImport = z
+export const CreateImport = z
   .object({
     workspaceId: z.string().min(1),
     provider: z.literal('github'),

@@ -1,6 +1,7 @@
 /** The OpenAPI 3.1 document of the query API, generated from the contract's zod schemas. */
 import { z } from 'zod';
 import * as api from '@engram/contracts';
+import { ADMIN_SCHEMAS, adminPaths } from './openapiAdmin.js';
 
 type Schema = Record<string, unknown>;
 
@@ -85,6 +86,7 @@ const SCHEMAS: Record<string, [z.ZodType, 'input' | 'output']> = {
   ProxyCallRequest: [api.ProxyCallRequest, 'input'],
   ProxyCallResponse: [api.ProxyCallResponse, 'output'],
   ErrorBody: [api.ErrorBody, 'output'],
+  ...ADMIN_SCHEMAS,
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -117,18 +119,23 @@ export function openApiDocument(): Schema {
     paths[`/v1${op.path}`] = { post: operation(op, 'A') };
     paths[`/api/v1${op.path}`] = { post: operation(op, 'B') };
   }
+  Object.assign(paths, adminPaths());
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Engram query API',
+      title: 'Engram API',
       version: '1.0.0',
       description:
         'Team memory over GitHub, Linear and Vercel. Every operation is POST with a JSON body on /v1 (Shape A) and /api/v1 (Shape B for search, contents and findsimilar; related and proxy have one shape). ' +
         'Every response carries requestId in the body and the X-Request-Id header. Request objects reject unknown fields (400 VALIDATION_ERROR). ' +
-        'Errors: {error, code, message, status, defined, data, requestId}. related, proxy/search, proxy/call and Shape B are alpha.',
+        'Errors: {error, code, message, status, defined, data, requestId}. related, proxy/search, proxy/call and Shape B are alpha. ' +
+        'The operator API (/admin/*, /metrics) takes the admin token (ADMIN_TOKEN) instead of an API key.',
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <admin token> (the server\'s ADMIN_TOKEN)' },
+      },
       schemas: Object.fromEntries(Object.entries(SCHEMAS).map(([name, [schema, io]]) => [name, component(schema, io)])),
     },
     paths,
