@@ -1,5 +1,5 @@
 import type { JobQueue } from '@engram/queue';
-import type { Db, SecretBox } from '@engram/stores';
+import type { Db, SecretBox, WebhookSecretCache } from '@engram/stores';
 import type { ConnectorFactory } from '../registry.js';
 
 /** The few log calls the sync engine makes (a pino logger fits). */
@@ -17,6 +17,10 @@ export interface SyncDeps {
   /** Builds a connection's connector; defaults to the production registry. */
   connectorFor?: ConnectorFactory;
   logger?: SyncLogger;
+  /** Decrypted webhook secrets kept between deliveries (default: one cache per `secretBox`). */
+  webhookSecrets?: WebhookSecretCache;
+  /** Distinct webhook secrets tried for a delivery that names no connection (default 32). */
+  maxWebhookSecrets?: number;
 }
 
 /**

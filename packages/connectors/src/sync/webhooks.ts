@@ -1,19 +1,23 @@
 /**
  * Webhook deliveries, provider-agnostic. Signature first, then parse: the raw body (already capped by the
  * HTTP layer) is checked against each candidate connection's webhook secret (constant-time, one HMAC per
- * distinct secret), and only a verified body is JSON-parsed. A verified delivery is then validated for its
+ * distinct secret, at most `maxWebhookSecrets` of them), and only a verified body is JSON-parsed. Secrets
+ * are decrypted once per connection and kept (`webhookSecrets`) until the connection's secret changes or
+ * the connection goes, so an unsigned delivery costs one query and the HMACs. A verified delivery is then validated for its
  * event type: a malformed one is recorded and answered 400 with the fields named (a 5xx would make the
  * provider retry it for days); a good one is staged and enqueued, and its delivery id recorded.
  *
  * Which connections: `?connection=<id>` names one; without it, every connection of the provider is a
  * candidate (GitHub: then only those whose `config.repo` is the payload's repository). A delivery goes to
  * each candidate whose secret verifies, so one Linear or Vercel webhook secret may serve several workspaces.
+ * Past `maxWebhookSecrets` distinct secrets of one provider, the newer connections are reached only through
+ * `?connection=<id>` (logged).
  */
 import { createHash } from 'node:crypto';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { z } from 'zod';
 import { findUnstorable, isUnstorable, SourceEvent, UNSTORABLE_MESSAGE } from '@engram/contracts';
-import { getConnectionWithSecrets, listConnections, recordWebhookDelivery, stageEvents, type ConnectionWithSecrets } from '@engram/stores';
+import { createWebhookSecretCache, listWebhookCandidates, recordWebhookDelivery, stageEvents, type WebhookCandidate } from '@engram/stores';
 import { checkGitHubWebhook, normalizeGitHubWebhook, verifyGitHubSignature } from '../github/webhooks.js';
 import { checkLinearWebhook, normalizeLinearWebhook, verifyLinearSignature } from '../linear/index.js';
 import { checkVercelWebhook, normalizeVercelWebhook, verifyVercelSignature } from '../vercel/index.js';
@@ -48,12 +52,14 @@ const header = (h: Headers, name: string): string | undefined => {
 };
 
 interface ProviderRules {
+  /** Whether a signature of the provider's shape is present at all (none: refused before any query or HMAC). */
+  signed(headers: Headers): boolean;
   verify(secret: string, raw: Buffer, headers: Headers): boolean;
   deliveryId(headers: Headers, payload: Record<string, unknown>): string | undefined;
   eventName(headers: Headers, payload: Record<string, unknown>): string | null;
   /** Validation of the payload for its event, before any connection sees it. */
   check(headers: Headers, payload: Record<string, unknown>): { ok: true; repository?: string | undefined; subject: unknown } | { ok: false; error: z.ZodError };
-  normalize(payload: Record<string, unknown>, headers: Headers, connection: ConnectionWithSecrets): SourceEvent[];
+  normalize(payload: Record<string, unknown>, headers: Headers, connection: WebhookCandidate): SourceEvent[];
 }
 
 /**
@@ -65,6 +71,7 @@ const VercelEnvelope = z.object({ id: z.string().optional(), type: z.string().op
 
 const PROVIDERS: Record<WebhookProvider, ProviderRules> = {
   github: {
+    signed: (h) => /^sha256=[0-9a-f]{64}$/i.test(header(h, 'x-hub-signature-256') ?? ''),
     verify: (secret, raw, h) => verifyGitHubSignature(secret, raw, header(h, 'x-hub-signature-256')),
     deliveryId: (h) => header(h, 'x-github-delivery'),
     eventName: (h) => header(h, 'x-github-event') ?? null,
@@ -72,6 +79,7 @@ const PROVIDERS: Record<WebhookProvider, ProviderRules> = {
     normalize: (payload, h, c) => normalizeGitHubWebhook(header(h, 'x-github-event') ?? '', payload, c.config.repo ?? ''),
   },
   linear: {
+    signed: (h) => /^[0-9a-f]{64}$/i.test(header(h, 'linear-signature') ?? ''),
     verify: (secret, raw, h) => verifyLinearSignature(secret, raw, h['linear-signature']),
     deliveryId: (h, p) => header(h, 'linear-delivery') ?? (typeof p.webhookId === 'string' && p.createdAt ? `${p.webhookId}:${String(p.createdAt)}` : undefined),
     eventName: (h, p) => header(h, 'linear-event') ?? (typeof p.type === 'string' ? p.type : null),
@@ -84,6 +92,7 @@ const PROVIDERS: Record<WebhookProvider, ProviderRules> = {
     normalize: (payload) => [normalizeLinearWebhook(payload)].filter((e): e is SourceEvent => e !== null),
   },
   vercel: {
+    signed: (h) => /^[0-9a-f]{40}$/i.test(header(h, 'x-vercel-signature') ?? ''),
     verify: (secret, raw, h) => verifyVercelSignature(secret, raw, h['x-vercel-signature']),
     deliveryId: (_h, p) => (typeof p.id === 'string' ? p.id : undefined),
     eventName: (_h, p) => (typeof p.type === 'string' ? p.type : null),
@@ -123,30 +132,48 @@ const zodIssues = (error: z.ZodError): WebhookIssue[] => error.issues.map((i) =>
 /** Header values and event names go into the database: anything unstorable is replaced by a hash. */
 const storableOr = (value: string | null | undefined, fallback: () => string): string => (value && !isUnstorable(value) ? value.slice(0, 200) : fallback());
 
-async function candidates(deps: SyncDeps, input: WebhookDeliveryInput): Promise<ConnectionWithSecrets[]> {
-  const ids = input.connectionId
-    ? [input.connectionId]
-    : (await listConnections(deps.db)).filter((c) => c.provider === input.provider).map((c) => c.id);
-  const out: ConnectionWithSecrets[] = [];
-  for (const id of ids) {
-    const c = await getConnectionWithSecrets(deps.db, deps.secretBox, id);
-    if (c && c.provider === input.provider && c.webhookSecret) out.push(c);
-  }
-  return out;
+/** Distinct webhook secrets of one provider tried for a delivery without `?connection=` (HMACs per delivery). */
+export const DEFAULT_MAX_WEBHOOK_SECRETS = 32;
+
+const overCapWarnedAt = new Map<WebhookProvider, number>();
+
+/** Secret caches of callers that pass none (tests, scripts), one per secret box. */
+const defaultCaches = new WeakMap<SyncDeps['secretBox'], ReturnType<typeof createWebhookSecretCache>>();
+
+function secretCache(deps: SyncDeps) {
+  if (deps.webhookSecrets) return deps.webhookSecrets;
+  let cache = defaultCaches.get(deps.secretBox);
+  if (!cache) defaultCaches.set(deps.secretBox, (cache = createWebhookSecretCache(deps.secretBox)));
+  return cache;
 }
 
-/** The candidates whose secret verifies the raw body; one HMAC per distinct secret. */
-function verifiedBy(rules: ProviderRules, input: WebhookDeliveryInput, connections: ConnectionWithSecrets[]): ConnectionWithSecrets[] {
+/**
+ * The candidates whose secret verifies the raw body: one HMAC per distinct secret, for the first
+ * `maxWebhookSecrets` distinct secrets (oldest connections first).
+ */
+async function verifiedCandidates(deps: SyncDeps, rules: ProviderRules, input: WebhookDeliveryInput): Promise<WebhookCandidate[]> {
+  const connections = await listWebhookCandidates(deps.db, secretCache(deps), input.provider, input.connectionId);
+  const max = deps.maxWebhookSecrets ?? DEFAULT_MAX_WEBHOOK_SECRETS;
   const bySecret = new Map<string, boolean>();
-  return connections.filter((c) => {
-    const secret = c.webhookSecret!;
-    let ok = bySecret.get(secret);
+  let skipped = 0;
+  const verified = connections.filter((c) => {
+    let ok = bySecret.get(c.webhookSecret);
     if (ok === undefined) {
-      ok = rules.verify(secret, input.rawBody, input.headers);
-      bySecret.set(secret, ok);
+      if (bySecret.size >= max) {
+        skipped++;
+        return false;
+      }
+      ok = rules.verify(c.webhookSecret, input.rawBody, input.headers);
+      bySecret.set(c.webhookSecret, ok);
     }
     return ok;
   });
+  // Said at most once a minute per provider: an unsigned flood must not become a log flood.
+  if (skipped > 0 && verified.length === 0 && Date.now() - (overCapWarnedAt.get(input.provider) ?? 0) > 60_000) {
+    overCapWarnedAt.set(input.provider, Date.now());
+    deps.logger?.warn({ provider: input.provider, skipped, maxWebhookSecrets: max }, 'webhook: more distinct secrets than are tried per delivery; name the connection with ?connection=<id>');
+  }
+  return verified;
 }
 
 /** Linear's own verifier checks the signed `webhookTimestamp` against its replay window. */
@@ -160,13 +187,14 @@ function linearFresh(secret: string, input: WebhookDeliveryInput): boolean {
 
 export async function receiveWebhook(deps: SyncDeps, input: WebhookDeliveryInput): Promise<WebhookAnswer> {
   const rules = PROVIDERS[input.provider];
-  let verified = verifiedBy(rules, input, await candidates(deps, input));
+  if (!rules.signed(input.headers)) return unauthorized('missing or invalid webhook signature');
+  let verified = await verifiedCandidates(deps, rules, input);
   if (verified.length === 0) return unauthorized('missing or invalid webhook signature');
 
   const payload = parseJson(input.rawBody);
   if (!payload) return { status: 400, body: { ok: false, error: 'BAD_REQUEST', message: 'the delivery body is not a JSON object', data: { field: '(body)', reason: 'not a JSON object' } } };
   if (input.provider === 'linear') {
-    verified = verified.filter((c) => linearFresh(c.webhookSecret!, input));
+    verified = verified.filter((c) => linearFresh(c.webhookSecret, input));
     if (verified.length === 0) return unauthorized(`webhookTimestamp missing or more than ${LINEAR_REPLAY_WINDOW_MS / 1000} s from now (a replayed delivery)`);
   }
   const eventName = rules.eventName(input.headers, payload);
@@ -188,7 +216,7 @@ export async function receiveWebhook(deps: SyncDeps, input: WebhookDeliveryInput
     if (verified.length === 0) return unauthorized('missing or invalid webhook signature');
   }
 
-  const normalized: { connection: ConnectionWithSecrets; events: SourceEvent[] }[] = [];
+  const normalized: { connection: WebhookCandidate; events: SourceEvent[] }[] = [];
   if (issues.length === 0) {
     for (const connection of verified) {
       try {

@@ -85,3 +85,61 @@ export async function deleteConnection(db: Queryable, id: string): Promise<boole
   await db.query('DELETE FROM webhook_deliveries WHERE connection_id = $1', [id]);
   return true;
 }
+
+/** A connection with a webhook secret, the secret decrypted (in memory only, like `ConnectionWithSecrets`). */
+export interface WebhookCandidate extends Connection {
+  webhookSecret: string;
+}
+
+/**
+ * Decrypted webhook secrets by connection id, each kept while the connection's sealed secret is unchanged:
+ * a changed secret (a new ciphertext) is decrypted again, and a connection no longer listed (deleted, or its
+ * secret removed) is dropped. Unsigned deliveries then cost one query and the HMACs, not a decryption per
+ * connection each.
+ */
+export interface WebhookSecretCache {
+  /** Connections whose secret is held. */
+  readonly size: number;
+  /** The plaintext of `sealed` for connection `id`, decrypting only when it is new or changed. */
+  open(id: string, provider: string, sealed: string): string;
+  /** Drops every entry of `provider` whose id is not in `listed`. */
+  retain(provider: string, listed: ReadonlySet<string>): void;
+  forget(id: string): void;
+}
+
+export function createWebhookSecretCache(box: SecretBox): WebhookSecretCache {
+  const entries = new Map<string, { provider: string; sealed: string; secret: string }>();
+  return {
+    get size() {
+      return entries.size;
+    },
+    open(id, provider, sealed) {
+      const held = entries.get(id);
+      if (held && held.sealed === sealed && held.provider === provider) return held.secret;
+      const secret = box.open(sealed);
+      entries.set(id, { provider, sealed, secret });
+      return secret;
+    },
+    retain(provider, listed) {
+      for (const [id, e] of entries) if (e.provider === provider && !listed.has(id)) entries.delete(id);
+    },
+    forget(id) {
+      entries.delete(id);
+    },
+  };
+}
+
+/**
+ * The connections of `provider` that have a webhook secret (or the one named `connectionId`), oldest
+ * first, secrets opened through `cache`. Reads no credentials.
+ */
+export async function listWebhookCandidates(db: Queryable, cache: WebhookSecretCache, provider: Connection['provider'], connectionId?: string): Promise<WebhookCandidate[]> {
+  const res = connectionId
+    ? await db.query<Row>('SELECT id, workspace_id, provider, config, status, created_at, webhook_secret_enc FROM connections WHERE id = $1 AND provider = $2 AND webhook_secret_enc IS NOT NULL', [connectionId, provider])
+    : await db.query<Row>('SELECT id, workspace_id, provider, config, status, created_at, webhook_secret_enc FROM connections WHERE provider = $1 AND webhook_secret_enc IS NOT NULL ORDER BY created_at, id', [provider]);
+  const out = res.rows.map((r) => ({ ...toConnection(r), webhookSecret: cache.open(r.id, provider, r.webhook_secret_enc!) }));
+  if (connectionId) {
+    if (out.length === 0) cache.forget(connectionId);
+  } else cache.retain(provider, new Set(out.map((c) => c.id)));
+  return out;
+}
