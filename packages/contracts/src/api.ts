@@ -99,6 +99,19 @@ export const SearchLatency = z
   .describe('Milliseconds: total, retrieval, rerank always; per-path timings and maxParallel when they ran.');
 export type SearchLatency = z.infer<typeof SearchLatency>;
 
+/**
+ * What `score` means in a search response, set by the mode that ran: `fused` (fast: the first-stage blend
+ * of path scores, readable on its own), `probability` (balanced: the reranker's calibrated probability that
+ * the item is the one asked about, small for broad questions even when the order is right: read it against
+ * the first result's), `llm-blend` (thorough: 0.6 x the LLM's judgement + 0.4 x that probability).
+ */
+export const SearchScoreKind = z
+  .enum(['fused', 'probability', 'llm-blend'])
+  .describe(
+    "What each result's score means, by the mode that ran: fused (fast: first-stage blend of path scores), probability (balanced: the reranker's calibrated probability that the item is the one asked about; low for broad questions even when the order is right, so compare it with the first result's), llm-blend (thorough: 0.6 x the LLM's judgement + 0.4 x that probability).",
+  );
+export type SearchScoreKind = z.infer<typeof SearchScoreKind>;
+
 export const SearchResponseA = z.object({
   data: z.array(SearchResult),
   context: SearchContext.optional(),
@@ -114,6 +127,7 @@ export const SearchResponseA = z.object({
       .enum(['llm-failed', 'no-llm', 'no-reranker', 'no-candidates'])
       .optional()
       .describe('With requestedMode: why the requested mode did not run (the LLM call failed, no LLM or reranker configured, nothing to rerank).'),
+    scoreKind: SearchScoreKind.optional(),
     paths: SearchPaths,
   }),
   latency: SearchLatency,

@@ -47,12 +47,30 @@ function meta(item, extra = []) {
     ` ${item.source}`, item.occurredAt ? ` · ${date(item.occurredAt)}` : '', ...extra);
 }
 
-function renderResult(r) {
+/** What `meta.scoreKind` says the score is, for the score's tooltip. */
+const SCORE_MEANING = {
+  fused: 'fast: the first-stage blend of the retrieval paths',
+  probability: "balanced: the reranker's calibrated probability that this is the item asked about; small for broad questions even when the order is right",
+  'llm-blend': "thorough: 0.6 x the LLM's judgement + 0.4 x the reranker's probability",
+};
+let topScore = null;
+
+/**
+ * The score as a person reads it: a `fused` score stands on its own; a probability (balanced, thorough)
+ * is shown against the first result's (100% for it), with the raw number beside it.
+ */
+function scoreText(score, kind) {
+  if (kind === 'fused' || !kind || !(topScore > 0)) return ` · score ${score.toFixed(3)}`;
+  const relative = Math.min(100, Math.round((score / topScore) * 100));
+  return ` · match ${relative}% of the top (p ${score < 0.01 ? score.toPrecision(2) : score.toFixed(3)})`;
+}
+
+function renderResult(r, kind) {
   const title = r.highlights?.title ? highlighted(r.highlights.title) : [r.title];
   const snippet = r.highlights?.snippet ? highlighted(r.highlights.snippet) : [r.snippet];
   return h('li', { class: 'result', dataset: { id: r.id } },
     h('h3', {}, link(r.url, ''), h('span', { class: 'title' }, ...title)),
-    meta(r, [` · score ${r.score.toFixed(3)}`]),
+    meta(r, [h('span', { class: 'score', title: SCORE_MEANING[kind] ?? 'score' }, scoreText(r.score, kind))]),
     h('p', { class: 'snippet' }, ...snippet),
     r.entities?.length ? h('div', { class: 'entities' }, r.entities.slice(0, 8).map((e) => h('span', { class: 'entity', title: e.category }, e.key))) : null,
     itemActions(r));
@@ -77,7 +95,9 @@ async function search(offset = 0) {
   try {
     const res = await query('search', request);
     if (lastRequest !== request) return;
-    clear($('#results'), res.data.map(renderResult));
+    // The first result of the whole list is the yardstick: kept from page 1 while paging.
+    if (offset === 0) topScore = res.data[0]?.score ?? null;
+    clear($('#results'), res.data.map((r) => renderResult(r, res.meta.scoreKind)));
     renderContext(res.context);
     const fallback = res.meta.requestedMode ? ` (asked ${res.meta.requestedMode}: ${res.meta.fallbackReason})` : '';
     setStatus(res.data.length

@@ -115,6 +115,22 @@ describe.skipIf(!executablePath)(executablePath ? title : `${title} (skipped: no
     expect(pageErrors).toEqual([]);
   });
 
+  it('shows a balanced score against the first result (a calibrated probability reads as broken on its own), a fast score as it is', async () => {
+    const firstScore = () => page.locator('#results .result .score').first().textContent();
+    expect(await firstScore()).toMatch(/^ · score 0\.\d{3}$/);
+    await page.selectOption('#mode', 'balanced');
+    await page.click('#search-form button[type=submit]');
+    await expect.poll(firstScore).toMatch(/^ · match 100% of the top \(p [\d.e-]+\)$/);
+    const scores = await page.locator('#results .result .score').allTextContents();
+    const percents = scores.map((t) => Number(/match (\d+)%/.exec(t)?.[1]));
+    expect(percents.every((p) => p >= 0 && p <= 100)).toBe(true);
+    expect(percents).toEqual([...percents].sort((a, b) => b - a));
+    expect(await page.locator('#results .result .score').first().getAttribute('title')).toContain('calibrated probability');
+    await page.selectOption('#mode', 'fast');
+    await page.click('#search-form button[type=submit]');
+    await expect.poll(firstScore).toMatch(/^ · score /);
+  });
+
   it('filters narrow the search: only Linear', async () => {
     await page.click('#filters summary');
     await page.check('input[name=source][value=linear]');

@@ -150,6 +150,18 @@ describe.each(backends())('POST /v1/search ($name)', (backend) => {
     expect([thorough.body.meta.mode, thorough.body.meta.requestedMode]).toEqual(['balanced', 'thorough']);
   });
 
+  it('meta.scoreKind says what the score means for the mode that ran (a fallback reports the mode that scored)', async () => {
+    const fast = await search({ query: 'config crash', mode: 'fast' });
+    expect(fast.body.meta.scoreKind).toBe('fused');
+    const balanced = await search({ query: 'config crash', mode: 'balanced' });
+    expect([balanced.body.meta.mode, balanced.body.meta.scoreKind]).toEqual(['balanced', 'probability']);
+    // No LLM here: thorough runs as balanced, so its scores are the reranker's probabilities.
+    const thorough = await search({ query: 'config crash', mode: 'thorough' });
+    expect([thorough.body.meta.mode, thorough.body.meta.scoreKind]).toEqual(['balanced', 'probability']);
+    const doc = (await (await fetch(`${api.base}/v1/openapi.json`)).json()) as { components: { schemas: Record<string, { properties: Record<string, { properties: Record<string, unknown> }> }> } };
+    expect(doc.components.schemas.SearchResponseA!.properties.meta!.properties.scoreKind).toMatchObject({ enum: ['fused', 'probability', 'llm-blend'] });
+  });
+
   it('defaults: limit 10, offset 0, mode balanced requested', async () => {
     const res = await search({ query: 'parser' });
     expect(res.body.meta).toMatchObject({ limit: 10, offset: 0 });

@@ -34,6 +34,7 @@ describe('thorough search with an LLM', () => {
     const res = await api.post('/v1/search', { query: 'crash on empty config file', mode: 'thorough' }, tenant);
     expect(res.status).toBe(200);
     expect(res.body.meta.mode).toBe('thorough');
+    expect(res.body.meta.scoreKind).toBe('llm-blend');
     expect(res.body.meta).not.toHaveProperty('requestedMode');
     expect(res.body.meta).not.toHaveProperty('fallbackReason');
     expect(llm.state.requests).toBeGreaterThan(before);

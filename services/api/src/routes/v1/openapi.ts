@@ -29,7 +29,8 @@ const OPERATIONS: Operation[] = [
     description:
       'Vector, entity, cluster and actor retrieval plus lexical full text run in parallel and are fused into one ranking (meta.paths tells which ran). ' +
       'Pages are stable: walking offset += limit until offset + limit >= total returns every result once, and the order does not depend on limit. ' +
-      'includeContext false omits `context`; includeHighlights false omits `highlights`. meta.mode is the mode that ran; requestedMode is set when it differs, and fallbackReason says why (llm-failed, no-llm, no-reranker, no-candidates).',
+      'includeContext false omits `context`; includeHighlights false omits `highlights`. meta.mode is the mode that ran; requestedMode is set when it differs, and fallbackReason says why (llm-failed, no-llm, no-reranker, no-candidates). ' +
+      'meta.scoreKind says what score means for that mode: fused (fast), probability (balanced: calibrated, low for broad questions; compare with the first result), llm-blend (thorough).',
   },
   {
     path: '/contents', summary: 'Fetch content items by id', request: 'ContentsRequest', response: { A: 'ContentsResponseA', B: 'ContentsResponseB' }, workspaceHeader: 'optional', errors: [400, 401, 403],

@@ -5,12 +5,15 @@
  */
 import type { Request } from 'express';
 import type { z } from 'zod';
-import type { ContentItem, ContentsResponseA, FindSimilarResponseA, SearchRequest, SearchResponseA, SearchResponseB, SearchResult } from '@engram/contracts';
+import type { ContentItem, ContentsResponseA, FindSimilarResponseA, SearchMode, SearchRequest, SearchResponseA, SearchResponseB, SearchResult, SearchScoreKind } from '@engram/contracts';
 import type { FindSimilarOutcome, SearchAnswer } from '@engram/search';
 
 export type Shape = 'A' | 'B';
 
 export const shapeOf = (req: Request): Shape => (req.baseUrl.startsWith('/api/') ? 'B' : 'A');
+
+/** What `score` means, by the mode that ran (docs/api.md, "What a search score means"). Shape B has no meta to say it. */
+const SCORE_KIND: Record<SearchMode, SearchScoreKind> = { fast: 'fused', balanced: 'probability', thorough: 'llm-blend' };
 
 const defined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
@@ -38,7 +41,10 @@ export function searchShapeA(out: SearchAnswer, request: SearchRequest, took: nu
           relevantActors: (out.context?.relevantActors ?? []).map((a) => ({ displayName: a.displayName, expertiseDomains: a.expertiseDomains })),
         }
       : undefined,
-    meta: defined({ total: out.total, limit: request.limit, offset: request.offset, took, mode: out.mode, requestedMode: out.requestedMode, fallbackReason: out.fallbackReason, paths: out.paths }),
+    meta: defined({
+      total: out.total, limit: request.limit, offset: request.offset, took, mode: out.mode, requestedMode: out.requestedMode, fallbackReason: out.fallbackReason,
+      scoreKind: SCORE_KIND[out.mode], paths: out.paths,
+    }),
     latency: { ...out.latency, ...extraLatency, total: took },
     requestId,
   });
