@@ -6,10 +6,8 @@
 // with batches of 1 (one event per transaction: the old per-item path) and of the default size. The
 // encoder's own throughput on the same texts is measured in the same run, so the ratio is fair.
 // Run: npx tsx bench/ingest.ts [--data <dir>] [--n 600] [--offline-n 300] [--skip-offline] [--batch 32] [--dims 1536]
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { normalizeGitHubObject } from '@engram/connectors';
 import type { SourceEvent } from '@engram/contracts';
@@ -24,7 +22,7 @@ import {
 import { jobCatalog } from '@engram/queue';
 import { createPgVectorStore, stageEvents, type Db, type Queryable } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
-import { startFakeOpenAI } from '@engram/test/fakes';
+import { startFakeOpenAIProcess } from './fakeOpenAIProcess.js';
 
 const { values } = parseArgs({
   options: {
@@ -37,17 +35,9 @@ const { values } = parseArgs({
     /** Prints where the batched run's database time goes, statement by statement. */
     statements: { type: 'boolean', default: false },
     dims: { type: 'string', default: '1536' },
-    'serve-fake': { type: 'boolean', default: false },
     batch: { type: 'string', default: String(DEFAULT_INDEX_BATCH_SIZE) },
   },
 });
-// The fake provider runs in its own process, as a real one would: its work is not on the indexer's event loop.
-if (values['serve-fake']) {
-  const server = await startFakeOpenAI({ apiKey: 'bench', defaultDimensions: Number(values.dims) });
-  console.log(server.url);
-  process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
-  await new Promise(() => {});
-}
 const DATA = values.data.endsWith('/') ? values.data : `${values.data}/`;
 if (!existsSync(`${DATA}corpus.json`)) {
   console.log(`skipped: the prettier dataset is not at ${DATA}`);
@@ -132,15 +122,6 @@ function printTiming(timing: StatementTiming, wallMs: number): void {
   }
 }
 
-async function startFakeProcess(): Promise<{ url: string; close: () => void }> {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--serve-fake', '--dims', String(values.dims)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`fake OpenAI server exited with ${code}`)));
-    child.stdout.setEncoding('utf8').once('data', (chunk: string) => resolve(chunk.trim().split('\n')[0]!));
-  });
-  return { url, close: () => void child.kill('SIGTERM') };
-}
-
 async function encoderAlone(embedder: EmbeddingProvider, events: SourceEvent[]): Promise<{ itemsPerSec: number; textsPerSec: number }> {
   const texts = events.map((e) => embeddingChunks({ title: e.title, body: e.body, files: e.files }));
   const flat = texts.flat();
@@ -157,7 +138,8 @@ out();
 out('| embedder | items | batch 1 (items/s) | batch ' + batchSize + ' (items/s) | ratio | load avg (1/5/15) |');
 out('| --- | --- | --- | --- | --- | --- |');
 
-const fake = await startFakeProcess();
+// The fake provider runs in its own process, as a real one would: its work is not on the indexer's event loop.
+const fake = await startFakeOpenAIProcess({ apiKey: 'bench', dimensions: Number(values.dims) });
 try {
   const embedder = createOpenAIEmbedder({ apiKey: 'bench', baseURL: fake.url, model: 'text-embedding-3-small', dimensions: Number(values.dims) });
   const events = sample(n);
@@ -171,7 +153,7 @@ try {
   out(`Batched run: ${many.perCpuSecond.toFixed(1)} items per CPU-second of this process (the indexer and PGlite; the fake provider runs in its own), a figure less sensitive to other load than items/s.`);
   if (timing) printTiming(timing, many.ms);
 } finally {
-  fake.close();
+  await fake.close();
 }
 
 if (!values['skip-offline']) {

@@ -18,7 +18,7 @@ import { readFile, mkdir } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startFakeOpenAI, type FakeOpenAI } from '@engram/test/fakes';
+import { startFakeOpenAIProcess, type FakeOpenAIProcess } from '../fakeOpenAIProcess.js';
 import { loadSource, writeCorpus, type CorpusManifest } from './corpusFiles.js';
 import { stopAllDeployments, type DeploymentKind } from './deploy.js';
 import type { SourceCommit, SourcePull } from './generate.js';
@@ -106,9 +106,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-let fake: FakeOpenAI | undefined;
+let fake: FakeOpenAIProcess | undefined;
 const apiKey = 'sk-scale-bench';
-if (embedders.includes('fast')) fake = await startFakeOpenAI({ apiKey, defaultDimensions: 512 });
+// In its own process: this one runs autocannon, whose busy loop would otherwise delay every embedding answer.
+if (embedders.includes('fast')) fake = await startFakeOpenAIProcess({ apiKey, dimensions: 512 });
 const embedderEnv = (kind: EmbedderKind): Record<string, string> =>
   kind === 'fast'
     ? { EMBEDDING_PROVIDER: 'openai', EMBEDDING_BASE_URL: fake!.url, EMBEDDING_API_KEY: apiKey, EMBEDDING_DIMENSIONS: '512' }
