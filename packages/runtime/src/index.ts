@@ -4,3 +4,4 @@ export * from './runtime.js';
 export * from './secrets.js';
 export * from './jobs/index.js';
 export * from './process.js';
+export * from './metrics.js';

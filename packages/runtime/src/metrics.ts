@@ -1,12 +1,14 @@
 /**
- * The api's Prometheus metrics (prom-client), one registry per runtime. Request and search timings are
- * recorded as requests finish; queue depths, job outcomes and sync lag are read from the stores when
- * Prometheus scrapes, so they describe the whole deployment (every worker), not just this process.
+ * Prometheus metrics (prom-client), one registry per runtime, shared by the api and the worker. Request
+ * and search timings are recorded as the api answers; embedding calls and job outcomes are counted in the
+ * process that makes them (the worker's through its own `/metrics`). Queue depths and sync lag are read
+ * from the stores when Prometheus scrapes, so they describe the whole deployment: only the api exposes
+ * them (`deployment: true`), or a sum over processes would count them twice.
  */
 import client from 'prom-client';
 import type { JobEvent } from '@engram/queue';
-import type { Runtime } from '@engram/runtime';
 import { listConnections, listSyncCursors } from '@engram/stores';
+import type { Runtime } from './runtime.js';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Bounds the `stage` label: the engine's path names are a small fixed set, but a bug must not explode it. */
@@ -22,9 +24,16 @@ export interface Metrics {
   observeJob(event: JobEvent): void;
 }
 
-export function createMetrics(runtime: Runtime): Metrics {
+export interface MetricsOptions {
+  /** The `service` label on every series. */
+  service: 'engram-api' | 'engram-worker';
+  /** Also expose the deployment-wide gauges read from the stores (queue depths, sync lag). */
+  deployment: boolean;
+}
+
+export function createMetrics(runtime: Runtime, options: MetricsOptions): Metrics {
   const registry = new client.Registry();
-  registry.setDefaultLabels({ service: 'engram-api' });
+  registry.setDefaultLabels({ service: options.service });
   client.collectDefaultMetrics({ register: registry, prefix: 'engram_process_' });
 
   const requests = new client.Histogram({
@@ -48,32 +57,34 @@ export function createMetrics(runtime: Runtime): Metrics {
   const jobs = new client.Counter({ name: 'engram_jobs_total', help: 'Jobs run by this process, by queue and outcome (completed, retry, failed).', labelNames: ['queue', 'outcome'] as const, registers: [registry] });
   const jobSeconds = new client.Histogram({ name: 'engram_job_duration_seconds', help: 'Job run time in this process, by queue.', labelNames: ['queue'] as const, buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300], registers: [registry] });
 
-  new client.Gauge({
-    name: 'engram_queue_jobs',
-    help: 'Jobs per queue and state (waiting, active, delayed, failed, completed), as the queue reports them: BullMQ counts across every worker; completed and failed are the jobs it still retains.',
-    labelNames: ['queue', 'state'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const depths = await runtime.queue.depths();
-      for (const [queue, d] of Object.entries(depths)) for (const [state, n] of Object.entries(d)) this.set({ queue, state }, n);
-    },
-  });
-  new client.Gauge({
-    name: 'engram_sync_lag_seconds',
-    help: 'Per connection: seconds since its stalest stream last finished a sync (since the connection was created, for a stream that never finished).',
-    labelNames: ['connection', 'provider', 'workspace'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const now = Date.now();
-      for (const c of await listConnections(runtime.db)) {
-        const cursors = await listSyncCursors(runtime.db, c.id);
-        const finished = cursors.length ? cursors.map((s) => Date.parse(s.completedAt ?? c.createdAt)) : [Date.parse(c.createdAt)];
-        this.set({ connection: c.id, provider: c.provider, workspace: c.workspaceId }, Math.max((now - Math.min(...finished)) / 1000, 0));
-      }
-    },
-  });
+  if (options.deployment) {
+    new client.Gauge({
+      name: 'engram_queue_jobs',
+      help: 'Jobs per queue and state (waiting, active, delayed, failed, completed), as the queue reports them: BullMQ counts across every worker; completed and failed are the jobs it still retains.',
+      labelNames: ['queue', 'state'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const depths = await runtime.queue.depths();
+        for (const [queue, d] of Object.entries(depths)) for (const [state, n] of Object.entries(d)) this.set({ queue, state }, n);
+      },
+    });
+    new client.Gauge({
+      name: 'engram_sync_lag_seconds',
+      help: 'Per connection: seconds since its stalest stream last finished a sync (since the connection was created, for a stream that never finished).',
+      labelNames: ['connection', 'provider', 'workspace'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const now = Date.now();
+        for (const c of await listConnections(runtime.db)) {
+          const cursors = await listSyncCursors(runtime.db, c.id);
+          const finished = cursors.length ? cursors.map((s) => Date.parse(s.completedAt ?? c.createdAt)) : [Date.parse(c.createdAt)];
+          this.set({ connection: c.id, provider: c.provider, workspace: c.workspaceId }, Math.max((now - Math.min(...finished)) / 1000, 0));
+        }
+      },
+    });
+  }
   new client.Gauge({
     name: 'engram_ready',
     help: '1 when the stores are reachable and the process is not draining.',
@@ -110,5 +121,39 @@ export function createMetrics(runtime: Runtime): Metrics {
       jobs.inc({ queue: event.name, outcome: event.outcome });
       jobSeconds.observe({ queue: event.name }, event.ms / 1000);
     },
+  };
+}
+
+const byRuntime = new WeakMap<Runtime, Metrics>();
+
+/**
+ * The runtime's metrics, created on first use: its embedders are instrumented in place (so the indexer and
+ * the search service, which already hold them, are counted) and its queue's job events observed.
+ */
+export function metricsFor(runtime: Runtime, options: MetricsOptions): Metrics {
+  let metrics = byRuntime.get(runtime);
+  if (!metrics) {
+    metrics = createMetrics(runtime, options);
+    byRuntime.set(runtime, metrics);
+    instrumentEmbedder(runtime.embedder, 'index', metrics);
+    instrumentEmbedder(runtime.queryEmbedder, 'query', metrics);
+    const counted = metrics;
+    runtime.queue.observe({ onJob: (event) => counted.observeJob(event) });
+  }
+  return metrics;
+}
+
+function instrumentEmbedder(embedder: Runtime['queryEmbedder'], use: 'index' | 'query', metrics: Metrics): void {
+  const embed = embedder.embed.bind(embedder);
+  embedder.embed = async (texts, opts) => {
+    const started = performance.now();
+    try {
+      const out = await embed(texts, opts);
+      metrics.observeEmbedding(use, texts.length, (performance.now() - started) / 1000, false);
+      return out;
+    } catch (err) {
+      metrics.observeEmbedding(use, texts.length, (performance.now() - started) / 1000, true);
+      throw err;
+    }
   };
 }

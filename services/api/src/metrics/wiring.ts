@@ -1,15 +1,14 @@
 /**
- * Everything that feeds the metrics, in one place: a request middleware (latency per operation and mode,
- * and the search response's `latency` fields), the embedders wrapped in place (so the indexer and the
- * search service, which already hold them, are counted), and `GET /metrics` behind the admin token.
+ * The api's side of the metrics (the registry is `@engram/runtime`'s, shared with the worker): a request
+ * middleware (latency per operation and mode, and the search response's `latency` fields) and
+ * `GET /metrics` behind the admin token.
  *
  * Job outcomes: the queue's own counts (`engram_queue_jobs`) are read at scrape time, and every handler
  * run this process makes is counted through the queue's observer hook (`observeJob`, retries included).
  */
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { Runtime } from '@engram/runtime';
+import { metricsFor, type Metrics, type Runtime } from '@engram/runtime';
 import { requireAdmin } from '../routes/admin.js';
-import { createMetrics, type Metrics } from './registry.js';
 
 const V1_OPERATIONS = new Map([
   ['/search', 'search'],
@@ -34,40 +33,12 @@ export function operationOf(path: string): string {
   return 'other';
 }
 
-const byRuntime = new WeakMap<Runtime, Metrics>();
-
-/** The runtime's metrics, created (and its embedders instrumented) on first use. */
-export function metricsFor(runtime: Runtime): Metrics {
-  let metrics = byRuntime.get(runtime);
-  if (!metrics) {
-    metrics = createMetrics(runtime);
-    byRuntime.set(runtime, metrics);
-    instrumentEmbedder(runtime.embedder, 'index', metrics);
-    instrumentEmbedder(runtime.queryEmbedder, 'query', metrics);
-    const counted = metrics;
-    runtime.queue.observe({ onJob: (event) => counted.observeJob(event) });
-  }
-  return metrics;
-}
-
-function instrumentEmbedder(embedder: Runtime['queryEmbedder'], use: 'index' | 'query', metrics: Metrics): void {
-  const embed = embedder.embed.bind(embedder);
-  embedder.embed = async (texts, options) => {
-    const started = performance.now();
-    try {
-      const out = await embed(texts, options);
-      metrics.observeEmbedding(use, texts.length, (performance.now() - started) / 1000, false);
-      return out;
-    } catch (err) {
-      metrics.observeEmbedding(use, texts.length, (performance.now() - started) / 1000, true);
-      throw err;
-    }
-  };
-}
+/** The api's metrics: its requests, and the deployment-wide gauges (queue depths, sync lag). */
+export const apiMetrics = (runtime: Runtime): Metrics => metricsFor(runtime, { service: 'engram-api', deployment: true });
 
 /** Records every request when it finishes; reads a search response's mode and latency on the way out. */
 export function metricsMiddleware(runtime: Runtime): RequestHandler {
-  const metrics = metricsFor(runtime);
+  const metrics = apiMetrics(runtime);
   return (req: Request, res: Response, next) => {
     const started = performance.now();
     const operation = operationOf(req.path);
@@ -96,7 +67,7 @@ export function metricsMiddleware(runtime: Runtime): RequestHandler {
 export function metricsRoutes(runtime: Runtime): Router {
   const router = Router();
   router.get('/metrics', requireAdmin(runtime), (_req, res, next) => {
-    const { registry } = metricsFor(runtime);
+    const { registry } = apiMetrics(runtime);
     registry.metrics().then((text) => {
       res.setHeader('content-type', registry.contentType);
       res.send(text);

@@ -6,13 +6,13 @@ import { consoleRoutes } from './console.js';
 import { docsRoutes } from './docs.js';
 import { queryServiceFor, v1Routes } from './v1/index.js';
 import { mcpRoutes } from '../mcp/routes.js';
-import { metricsFor } from '../metrics/wiring.js';
+import { apiMetrics } from '../metrics/wiring.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** Every router the api mounts. */
 export function allRoutes(runtime: Runtime): AppRoutes {
   const queries = queryServiceFor(runtime);
-  const metrics = metricsFor(runtime);
+  const metrics = apiMetrics(runtime);
   return {
     api: v1Routes(runtime, queries),
     mcp: mcpRoutes(runtime.db, queries, { onSearch: (mode, latency) => metrics.observeSearchLatency(mode, latency) }),
