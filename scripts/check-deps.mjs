@@ -1,7 +1,8 @@
 // The dependency rules of the workspaces, checked by `npm run lint`:
 //  1. layers: a workspace imports only workspaces of a lower layer (LAYERS below);
 //  2. declared: every @engram/* a workspace imports is in its package.json `dependencies` (imports from
-//     tests only may be in `devDependencies`), with version "*" in a private workspace (the workspace's
+//     tests only may be in `devDependencies`, and so may a published workspace's type-only imports, whose
+//     declarations its build copies into dist), with version "*" in a private workspace (the workspace's
 //     own copy, whatever its version);
 //  3. exports: every path a package.json `exports` names exists;
 //  4. no import cycle between the files of one workspace (relative imports, `import type` included:
@@ -69,6 +70,17 @@ function importsOf(file) {
   return out.filter(Boolean);
 }
 
+const TYPE_IMPORT = /(?:^|[\s;])(?:import|export)\s+type\s+[^'";]*?\sfrom\s+(['"])([^'"]+)\1/g;
+
+/** Specifiers a file imports only as types (`import type`, `export type ... from`): erased from its JS. */
+function typeOnlyImportsOf(file) {
+  const text = readFileSync(file, 'utf8');
+  const count = (specs) => specs.reduce((m, s) => m.set(s, (m.get(s) ?? 0) + 1), new Map());
+  const all = count(importsOf(file));
+  const types = count([...text.matchAll(TYPE_IMPORT)].map((m) => m[2]));
+  return new Set([...types].filter(([spec, n]) => all.get(spec) === n).map(([spec]) => spec));
+}
+
 /** `./x.js` -> the .ts file it names inside the workspace, or null (a package or an asset). */
 function resolveRelative(from, spec) {
   if (!spec.startsWith('.')) return null;
@@ -105,8 +117,10 @@ for (const { dir, pkg, files } of workspaces) {
   const deps = new Set(Object.keys(pkg.dependencies ?? {}));
   const devDeps = new Set(Object.keys(pkg.devDependencies ?? {}));
 
-  // 1 and 2: workspace imports.
+  // 1 and 2: workspace imports. A published workspace (the SDK) may take a sibling it imports only as types
+  // from devDependencies: its build emits those declarations into its dist (packages/sdk/scripts/build.mjs).
   for (const file of files) {
+    const typeOnly = pkg.private ? new Set() : typeOnlyImportsOf(file);
     for (const spec of importsOf(file)) {
       const m = /^(@engram\/[a-z-]+)/.exec(spec);
       if (!m || m[1] === name) continue;
@@ -115,7 +129,7 @@ for (const { dir, pkg, files } of workspaces) {
       if (!test && layer !== undefined && layerOf.has(dep) && layerOf.get(dep) >= layer) {
         problems.push(`${rel(file)}: ${name} (layer ${layer}) imports ${dep} (layer ${layerOf.get(dep)}); imports go down the layers only`);
       }
-      if (!deps.has(dep) && !(test && devDeps.has(dep))) {
+      if (!deps.has(dep) && !((test || typeOnly.has(spec)) && devDeps.has(dep))) {
         problems.push(`${rel(file)}: imports ${dep}, which ${name}'s package.json does not declare (add "${dep}": "*" to ${test ? 'devDependencies' : 'dependencies'})`);
       }
     }
