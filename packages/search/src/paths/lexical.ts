@@ -39,56 +39,98 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
   const present = [...idf.keys()];
   if (present.length === 0) return { scores: new Map(), ms: performance.now() - started, matched: 0 };
   const { k1, b, fieldWeights } = params;
-  // Per document (by the read's ordinal): its BM25F score and the per-field parts the reranker reads.
-  const raw = new Map<number, number>();
-  const signals = new Map<number, Signals>();
-  for (const list of postings.lists) {
-    const termIdf = idf.get(list.term) ?? 0;
-    const { docs, fields } = list;
-    for (let p = 0; p < list.count; p++) {
-      const doc = docs[p]!;
-      if (!postings.admits(doc)) continue;
-      const packed = fields[p]!;
-      const tfA = packed & 0xff;
-      const tfB = (packed >>> 8) & 0xff;
-      const tfC = (packed >>> 16) & 0xff;
-      const tfD = packed >>> 24;
-      const weighted = tfA * fieldWeights.A + tfB * fieldWeights.B + tfC * fieldWeights.C + tfD * fieldWeights.D;
-      const norm = k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
-      raw.set(doc, (raw.get(doc) ?? 0) + (termIdf * weighted * (k1 + 1)) / (weighted + norm));
-      let s = signals.get(doc);
-      if (!s) {
-        s = { bm25Title: 0, bm25Body: 0, bm25Paths: 0, matchedTerms: 0, titleTerms: 0, idfCovered: 0, titleIdfCovered: 0 };
-        signals.set(doc, s);
+  // Term at a time over typed arrays: one score slot per document ordinal (reused across searches: the loop
+  // below never awaits), and the list of documents touched. Per-field signals are computed afterwards for
+  // the kept documents only, so the work per posting is a few multiply-adds whatever the corpus size.
+  let maxDoc = -1;
+  for (const list of postings.lists) if (list.count > 0) maxDoc = Math.max(maxDoc, list.docs[list.count - 1]!);
+  const { acc, seen } = scratch(maxDoc + 1);
+  const touched: number[] = [];
+  const norms = new Map<number, number>();
+  const normOf = (doc: number): number => {
+    let n = norms.get(doc);
+    if (n === undefined) {
+      n = k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
+      norms.set(doc, n);
+    }
+    return n;
+  };
+  try {
+    for (const list of postings.lists) {
+      const termIdf = idf.get(list.term) ?? 0;
+      const { docs, fields } = list;
+      for (let p = 0; p < list.count; p++) {
+        const doc = docs[p]!;
+        if (!postings.admits(doc)) continue;
+        const packed = fields[p]!;
+        const weighted =
+          (packed & 0xff) * fieldWeights.A + ((packed >>> 8) & 0xff) * fieldWeights.B + ((packed >>> 16) & 0xff) * fieldWeights.C + (packed >>> 24) * fieldWeights.D;
+        if (seen[doc] === 0) {
+          seen[doc] = 1;
+          touched.push(doc);
+        }
+        acc[doc] = acc[doc]! + (termIdf * weighted * (k1 + 1)) / (weighted + normOf(doc));
       }
-      s.bm25Title += tfA > 0 ? (termIdf * tfA * (k1 + 1)) / (tfA + k1) : 0;
-      s.bm25Body += tfB > 0 ? (termIdf * tfB * (k1 + 1)) / (tfB + norm) : 0;
-      s.bm25Paths += tfC > 0 ? (termIdf * tfC * (k1 + 1)) / (tfC + k1) : 0;
-      s.matchedTerms += 1;
-      s.titleTerms += tfA > 0 ? 1 : 0;
-      s.idfCovered += termIdf;
-      s.titleIdfCovered += tfA > 0 ? termIdf : 0;
+    }
+    const pairs = queryPairs(terms, idf);
+    const idfSum = [...idf.values()].reduce((a, x) => a + x, 0);
+    const ideal = idfSum * (k1 + 1);
+    const scores = new Map<string, number>();
+    const keptSignals = new Map<string, Record<string, number>>();
+    for (const doc of best(acc, touched, Math.floor(params.candidates), postings.itemId)) {
+      const score = acc[doc]!;
+      const id = postings.itemId(doc);
+      scores.set(id, Math.min(1, score / ideal));
+      const s = fieldSignals(postings, idf, doc, k1, normOf(doc));
+      keptSignals.set(id, {
+        ...s,
+        bm25: score,
+        idfCovered: s.idfCovered / idfSum,
+        titleIdfCovered: s.titleIdfCovered / idfSum,
+        titleCoverage: s.titleTerms / present.length,
+        proximity: proximity(pairs, postings, doc),
+      });
+    }
+    return { scores, signals: keptSignals, ms: performance.now() - started, matched: touched.length };
+  } finally {
+    for (const doc of touched) {
+      acc[doc] = 0;
+      seen[doc] = 0;
     }
   }
-  const pairs = queryPairs(terms, idf);
-  const idfSum = [...idf.values()].reduce((a, x) => a + x, 0);
-  const ideal = idfSum * (k1 + 1);
-  const scores = new Map<string, number>();
-  const keptSignals = new Map<string, Record<string, number>>();
-  for (const [doc, score] of best(raw, Math.floor(params.candidates), postings.itemId)) {
-    const id = postings.itemId(doc);
-    scores.set(id, Math.min(1, score / ideal));
-    const s = signals.get(doc)!;
-    keptSignals.set(id, {
-      ...s,
-      bm25: score,
-      idfCovered: s.idfCovered / idfSum,
-      titleIdfCovered: s.titleIdfCovered / idfSum,
-      titleCoverage: s.titleTerms / present.length,
-      proximity: proximity(pairs, postings, doc),
-    });
+}
+
+/** One score slot per document ordinal, zeroed between searches; grown (never shrunk) as workspaces grow. */
+let slots = { acc: new Float64Array(1 << 14), seen: new Uint8Array(1 << 14) };
+function scratch(size: number): { acc: Float64Array; seen: Uint8Array } {
+  if (size > slots.acc.length) {
+    const n = Math.max(size, slots.acc.length * 2);
+    slots = { acc: new Float64Array(n), seen: new Uint8Array(n) };
   }
-  return { scores, signals: keptSignals, ms: performance.now() - started, matched: raw.size };
+  return slots;
+}
+
+/** A kept document's per-field BM25 parts and term coverage, from its posting in each of the query's lists. */
+function fieldSignals(postings: PostingsRead, idf: ReadonlyMap<string, number>, doc: number, k1: number, norm: number): Signals {
+  const s: Signals = { bm25Title: 0, bm25Body: 0, bm25Paths: 0, matchedTerms: 0, titleTerms: 0, idfCovered: 0, titleIdfCovered: 0 };
+  for (const list of postings.lists) {
+    const termIdf = idf.get(list.term);
+    if (termIdf === undefined) continue;
+    const p = findPosting(list.docs, list.count, doc);
+    if (p < 0) continue;
+    const packed = list.fields[p]!;
+    const tfA = packed & 0xff;
+    const tfB = (packed >>> 8) & 0xff;
+    const tfC = (packed >>> 16) & 0xff;
+    s.bm25Title += tfA > 0 ? (termIdf * tfA * (k1 + 1)) / (tfA + k1) : 0;
+    s.bm25Body += tfB > 0 ? (termIdf * tfB * (k1 + 1)) / (tfB + norm) : 0;
+    s.bm25Paths += tfC > 0 ? (termIdf * tfC * (k1 + 1)) / (tfC + k1) : 0;
+    s.matchedTerms += 1;
+    s.titleTerms += tfA > 0 ? 1 : 0;
+    s.idfCovered += termIdf;
+    s.titleIdfCovered += tfA > 0 ? termIdf : 0;
+  }
+  return s;
 }
 
 interface Signals {
@@ -101,15 +143,16 @@ interface Signals {
   titleIdfCovered: number;
 }
 
-/** The `limit` highest-scoring documents (ties by item id), or all of them. */
-function best(raw: ReadonlyMap<number, number>, limit: number, idOf: (doc: number) => string): [number, number][] {
-  const all = [...raw];
-  if (all.length <= limit) return all;
+/** The `limit` highest-scoring of the touched documents, best first (ties by item id). */
+function best(acc: Float64Array, touched: readonly number[], limit: number, idOf: (doc: number) => string): number[] {
+  const byScore = (x: number, y: number) => acc[y]! - acc[x]! || (idOf(x) < idOf(y) ? -1 : 1);
+  if (touched.length <= limit) return [...touched].sort(byScore);
   // Partial selection: the limit-th best score is the threshold; only what reaches it is sorted.
-  const threshold = [...raw.values()].sort((x, y) => y - x)[limit - 1]!;
-  return all
-    .filter(([, score]) => score >= threshold)
-    .sort((x, y) => y[1] - x[1] || (idOf(x[0]) < idOf(y[0]) ? -1 : 1))
+  const values = Float64Array.from(touched, (doc) => acc[doc]!).sort();
+  const threshold = values[values.length - limit]!;
+  return touched
+    .filter((doc) => acc[doc]! >= threshold)
+    .sort(byScore)
     .slice(0, limit);
 }
 
