@@ -3,8 +3,13 @@ import { itemPredicate } from './filterSql.js';
 import { GrowingPostingList, packFields } from './postingLists.js';
 import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatch, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
 
-/** Items read per page when loading or catching up: bounded work between yields to the event loop. */
+/** Items read per page when loading: bounded work between yields to the event loop. */
 const PAGE = 1000;
+/**
+ * Items read per page when catching up with writes: a search waits for it, and PGlite decodes a page's
+ * postings (about a hundred rows an item) on this thread, so pages stay small while an import runs.
+ */
+const CATCH_UP_PAGE = 256;
 
 interface EntityEntry {
   id: string;
@@ -268,11 +273,11 @@ export function createMemoryReadModel(db: Db, fallback: SearchReadModel, options
     for (;;) {
       const writes = db.writeCount();
       const [changed, gone] = await Promise.all([
-        db.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE change_seq > $1 ORDER BY change_seq LIMIT ${PAGE}`, [lastSeq]),
+        db.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE change_seq > $1 ORDER BY change_seq LIMIT ${CATCH_UP_PAGE}`, [lastSeq]),
         db.query<{ change_seq: string; workspace_id: string; item_id: string }>('SELECT change_seq, workspace_id, item_id FROM item_tombstones WHERE change_seq > $1 ORDER BY change_seq', [lastSeq]),
       ]);
       // A tombstone older than a re-insert of the same item must not remove the new version: apply in sequence order.
-      const upTo = changed.rows.length === PAGE ? Number(changed.rows[changed.rows.length - 1]!.change_seq) : Infinity;
+      const upTo = changed.rows.length === CATCH_UP_PAGE ? Number(changed.rows[changed.rows.length - 1]!.change_seq) : Infinity;
       const reinserted = new Map(changed.rows.map((r) => [r.id, Number(r.change_seq)]));
       const emptied = new Set<WorkspaceIndex>();
       for (const t of gone.rows) {
@@ -287,7 +292,7 @@ export function createMemoryReadModel(db: Db, fallback: SearchReadModel, options
       }
       for (const ws of emptied) ws.compactRetired();
       await applyPage(changed.rows);
-      if (changed.rows.length < PAGE) {
+      if (changed.rows.length < CATCH_UP_PAGE) {
         seenWrites = writes;
         return;
       }
