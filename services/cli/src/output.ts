@@ -38,7 +38,10 @@ export function exitCodeOf(e: CliError): number {
 
 export function reportError(err: unknown, json: boolean): void {
   const e = err instanceof CliError ? err : new CliError(err instanceof Error ? err.message : String(err));
-  process.stderr.write(`engram: ${e.message}\n`);
+  // A BAD_REQUEST's details ({field, reason}) say what was refused when its message is generic.
+  const detail = e.data as { field?: unknown; reason?: unknown } | null;
+  const reason = typeof detail?.reason === 'string' && !e.message.includes(detail.reason) ? ` (${typeof detail.field === 'string' ? `${detail.field}: ` : ''}${detail.reason})` : '';
+  process.stderr.write(`engram: ${e.message}${reason}\n`);
   if (json) process.stdout.write(`${JSON.stringify({ error: { code: e.code, message: e.message, status: e.status, data: e.data } })}\n`);
   process.exitCode = exitCodeOf(e);
 }

@@ -3,7 +3,9 @@
  * tokens from env and stdin, provider checks and duplicates at `connect`, and `import` refusing bad input
  * before it uploads anything.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGitHub, type FakeGitHub } from '../../../test/fakes/github/index.js';
 import { linearFixture, startFakeLinear, type FakeLinear } from '../../../test/fakes/linear/index.js';
@@ -108,5 +110,26 @@ describe('engram CLI', () => {
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toMatch(/--repo "not a repo" is not "owner\/name"/);
     expect(server.paths.filter((p) => p === 'POST /admin/imports').length).toBe(before);
+  });
+
+  it('import refuses a file that is not JSON as input (exit 2), importing nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'engram-cli-import-'));
+    try {
+      const file = join(dir, 'export.csv');
+      await writeFile(file, 'number,title,state\n1,Crash on empty config,open\n2,Fix the parser,closed\n');
+      const res = await engram(['import', 'github', '--workspace', workspaceId, '--repo', REPO, '--file', file], env());
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toMatch(/no entry of the file is JSON .*expected a JSON array or JSON Lines/);
+      expect(res.stdout).not.toMatch(/staged|invalid/);
+      // Uploaded and refused by the server: no import recorded, no event staged.
+      expect(server.paths).toContain('POST /admin/imports');
+      const { rows } = await server.runtime.db.query<{ n: number }>(
+        'SELECT (SELECT count(*) FROM imports WHERE workspace_id = $1)::int + (SELECT count(*) FROM source_events WHERE workspace_id = $1)::int AS n',
+        [workspaceId],
+      );
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

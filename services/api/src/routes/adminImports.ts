@@ -33,7 +33,7 @@ export function adminImportRoutes(runtime: Runtime): Router {
         const result = await importGitHubExport({ db, queue }, { workspaceId: body.workspaceId, repo: body.repo, content: body.content });
         res.status(202).json(result);
       } catch (err) {
-        if (err instanceof ExportFormatError) throw badRequest('content', err.message);
+        if (err instanceof ExportFormatError) throw badRequest('content', err.message, `invalid export file: ${err.message}`);
         throw err;
       }
     }),
