@@ -49,6 +49,10 @@ export const EnvSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ENGRAM_ROLE: z.enum(['all', 'api', 'worker']).optional(),
     ENGRAM_WEBHOOKS: bool.default(true),
+    /** PGlite (the embedded database) in a worker thread of its own, off the event loop that answers HTTP. */
+    PGLITE_THREAD: bool.default(true),
+    /** Embedded default: while an import writes faster than the search index catches up, a search waits at most this long for it; 0 = always wait. */
+    SEARCH_MAX_STALENESS_MS: z.coerce.number().int().min(0).default(100),
     /** A file holding the secret key (outside the data dir, e.g. a mounted secret); ENGRAM_SECRET_KEY wins. */
     ENGRAM_SECRET_KEY_FILE: z.string().optional(),
     /** HTTP limits (see the README's configuration table). */
@@ -128,6 +132,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   logLevel: string;
   webhooks: boolean;
+  pgliteThread: boolean;
+  searchMaxStalenessMs: number;
   /** Where the secret key came from when not from ENGRAM_SECRET_KEY. */
   secretKeyFile: string | undefined;
   http: {
@@ -182,6 +188,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     webhooks: e.ENGRAM_WEBHOOKS,
+    pgliteThread: e.PGLITE_THREAD,
+    searchMaxStalenessMs: e.SEARCH_MAX_STALENESS_MS,
     secretKeyFile: e.ENGRAM_SECRET_KEY_FILE ? resolve(e.ENGRAM_SECRET_KEY_FILE) : undefined,
     http: {
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,

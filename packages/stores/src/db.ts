@@ -1,16 +1,10 @@
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { startPgliteThread } from './pglite/thread.js';
+import type { Queryable } from './queryable.js';
 
-export interface QueryResult<R> {
-  rows: R[];
-  rowCount: number;
-}
-
-/** What every repository needs: parameterised queries ($1, $2 ...) and transactions. */
-export interface Queryable {
-  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
-}
+export type { QueryResult, Queryable } from './queryable.js';
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
@@ -57,9 +51,10 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
   throw new Error(`unsupported database URL scheme in "${url.split(':')[0]}:": use pglite://<dir> or postgres://...`);
 }
 
-export async function openDatabase(url: string, options: { poolSize?: number } = {}): Promise<Db> {
+export async function openDatabase(url: string, options: { poolSize?: number; pgliteThread?: boolean } = {}): Promise<Db> {
   const parsed = parseDatabaseUrl(url);
-  return parsed.kind === 'pglite' ? openPglite(parsed.target) : openPostgres(parsed.target, options.poolSize ?? 10);
+  if (parsed.kind === 'postgres') return openPostgres(parsed.target, options.poolSize ?? 10);
+  return options.pgliteThread === false ? openPglite(parsed.target) : openPgliteThread(parsed.target);
 }
 
 /** Whether a statement may write (anything but a plain SELECT). */
@@ -108,6 +103,27 @@ async function openPglite(dir: string): Promise<Db> {
     withSchemaLock: (fn) => fn(db),
     writeCount: writes.count,
     close: () => lite.close(),
+  };
+  return db;
+}
+
+/**
+ * PGlite in a worker thread of its own (the default): the same database and statements, with the
+ * WebAssembly work on another core, so a long write (an import's batch) or read never holds the event
+ * loop that answers HTTP and serves search from memory.
+ */
+async function openPgliteThread(dir: string): Promise<Db> {
+  const thread = await startPgliteThread(dir);
+  const writes = writeCounter();
+  const db: Db = {
+    kind: 'pglite',
+    query: <R>(sql: string, params: readonly unknown[] = []) => writes.counted(mayWrite(sql), thread.query<R>(sql, params)),
+    exec: (sql) => writes.counted(true, thread.exec(sql)),
+    transaction: (fn) => writes.counted(true, thread.transaction(fn)),
+    hasVectorExtension: async () => true,
+    withSchemaLock: (fn) => fn(db),
+    writeCount: writes.count,
+    close: () => thread.close(),
   };
   return db;
 }

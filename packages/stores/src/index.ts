@@ -1,4 +1,5 @@
 export * from './db.js';
+export { spawnModuleWorker } from './threads.js';
 export * from './crypto.js';
 export { migrate, migrations, pendingMigrations, type Migration } from './migrations/index.js';
 export * from './repositories/workspaces.js';

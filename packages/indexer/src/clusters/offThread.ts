@@ -4,13 +4,8 @@
  * input are posted as they are read (typed arrays transferred, not copied); `finish` asks for the
  * result. One worker per job, terminated after it.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import type { Db, Queryable } from '@engram/stores';
+import { spawnModuleWorker, type Db, type Queryable } from '@engram/stores';
 import type { WorkerReply, WorkerRequest } from './computeWorker.js';
 
 const workerUrl = new URL('./computeWorker.ts', import.meta.url);
@@ -33,23 +28,6 @@ export function yieldingDb(db: Db): Db {
   return { ...db, query: yielding(db), transaction: (fn) => db.transaction((tx) => fn({ query: yielding(tx) })) };
 }
 
-/**
- * Plain JavaScript starts directly; TypeScript (the repo runs on tsx) through a bootstrap that loads it
- * with tsx's `tsImport`, since on Node 20 an inherited `--import tsx` does not apply inside workers.
- */
-function spawn(url: URL): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url);
-  const require = createRequire(import.meta.url);
-  const manifestPath = require.resolve('tsx/package.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { exports?: Record<string, { import?: { default?: string } } | string> };
-  const entry = manifest.exports?.['./esm/api'];
-  const relative = typeof entry === 'object' ? entry.import?.default : undefined;
-  if (!relative) throw new Error('tsx does not export ./esm/api; cannot start the TypeScript compute worker');
-  const api = pathToFileURL(join(dirname(manifestPath), relative)).href;
-  const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => tsx.tsImport(${JSON.stringify(url.href)}, { parentURL: ${JSON.stringify(url.href)} }));`;
-  return new Worker(bootstrap, { eval: true });
-}
-
 export interface ComputeThread {
   /** Sends work that needs no answer; the listed buffers move to the worker. */
   post(request: WorkerRequest, transfer?: ArrayBuffer[]): void;
@@ -59,7 +37,7 @@ export interface ComputeThread {
 }
 
 export function startComputeThread(): ComputeThread {
-  const worker = spawn(workerUrl);
+  const worker = spawnModuleWorker(workerUrl);
   let failure: Error | null = null;
   let waiting: { kind: string; resolve: (reply: WorkerReply) => void; reject: (error: Error) => void } | null = null;
   const fail = (error: Error) => {

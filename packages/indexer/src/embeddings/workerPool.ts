@@ -1,11 +1,8 @@
 // A fixed set of worker threads, each holding its own copy of the offline model. Batches queue
 // FIFO and go to whichever worker is idle. Idle workers are unref'd so they never keep the
 // process alive; a busy one is ref'd so an awaited batch is not lost to an early exit.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnModuleWorker } from '@engram/stores';
 import type { EmbedRequest, WorkerMessage } from './offlineWorker.js';
 
 export interface BatchResult {
@@ -32,30 +29,9 @@ export interface WorkerPool {
 
 const workerUrl = new URL('./offlineWorker.ts', import.meta.url);
 
-/**
- * Plain JavaScript workers start directly. A TypeScript worker (the repo runs on tsx) starts from a
- * one-line bootstrap that loads it through tsx's `tsImport`: on Node 20 neither an inherited nor an
- * explicit `--import tsx` applies inside worker threads.
- */
-function spawnWorker(): Worker {
-  if (!workerUrl.pathname.endsWith('.ts')) return new Worker(workerUrl);
-  const require = createRequire(import.meta.url);
-  const manifestPath = require.resolve('tsx/package.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
-    exports?: Record<string, { import?: { default?: string } } | string>;
-  };
-  const entry = manifest.exports?.['./esm/api'];
-  const relative = typeof entry === 'object' ? entry.import?.default : undefined;
-  if (!relative) throw new Error('tsx does not export ./esm/api; cannot start the TypeScript embedding worker');
-  const api = pathToFileURL(join(dirname(manifestPath), relative)).href;
-  const target = workerUrl.href;
-  const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => tsx.tsImport(${JSON.stringify(target)}, { parentURL: ${JSON.stringify(target)} }));`;
-  return new Worker(bootstrap, { eval: true });
-}
-
 function startWorker(): Promise<{ worker: Worker; dimensions: number }> {
   return new Promise((resolve, reject) => {
-    const worker = spawnWorker();
+    const worker = spawnModuleWorker(workerUrl);
     const onMessage = (message: WorkerMessage) => {
       if (message.type === 'ready') {
         cleanup();

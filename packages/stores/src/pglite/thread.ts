@@ -1,0 +1,100 @@
+/**
+ * The main thread's handle on the PGlite thread (`worker.ts`): the `Db` every repository uses, with each
+ * statement posted to the thread and its rows posted back (structured clone: dates, arrays and JSON
+ * values arrive as PGlite made them). Search and HTTP keep this event loop; the database's CPU work, an
+ * import's writes above all, runs on another core.
+ */
+import type { Worker } from 'node:worker_threads';
+import type { QueryResult, Queryable } from '../queryable.js';
+import { spawnModuleWorker } from '../threads.js';
+import type { PgliteReply, PgliteRequest } from './protocol.js';
+
+const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+
+type Pending = { resolve: (reply: Extract<PgliteReply, { ok: boolean }>) => void; reject: (err: Error) => void };
+type Body<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+export interface PgliteThread {
+  query<R>(sql: string, params: readonly unknown[]): Promise<QueryResult<R>>;
+  exec(sql: string): Promise<void>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A database error as the thread reported it: its message, and its fields (`code`, `detail` ...) on the error. */
+function toError(error: { message: string; name: string; fields: Record<string, unknown> }): Error {
+  return Object.assign(new Error(error.message), error.fields, { name: error.name });
+}
+
+export async function startPgliteThread(dir: string): Promise<PgliteThread> {
+  const worker: Worker = spawnModuleWorker(workerUrl, { workerData: { dir } });
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let nextTx = 1;
+  let dead: Error | null = null;
+
+  const fail = (err: Error): void => {
+    dead ??= err;
+    for (const p of pending.values()) p.reject(dead);
+    pending.clear();
+  };
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.on('message', (m: PgliteReply) => {
+      if (m.id === 0 && 'ready' in m) return m.ready ? resolve() : reject(new Error(`PGlite did not open ${dir}: ${m.error}`));
+      const p = pending.get(m.id);
+      if (!p || !('ok' in m)) return;
+      pending.delete(m.id);
+      p.resolve(m);
+    });
+    worker.on('error', (err) => {
+      fail(err);
+      reject(err);
+    });
+    worker.on('exit', (code) => {
+      const err = new Error(`the PGlite thread exited (code ${code})`);
+      fail(err);
+      reject(err);
+    });
+  });
+  await ready;
+
+  const post = (body: Body<PgliteRequest>): void => worker.postMessage({ ...body, id: -1 });
+  const ask = (body: Body<PgliteRequest>): Promise<Extract<PgliteReply, { ok: boolean }>> => {
+    if (dead) return Promise.reject(dead);
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...body, id });
+    });
+  };
+  const result = <R>(reply: Extract<PgliteReply, { ok: boolean }>): QueryResult<R> => {
+    if (!reply.ok) throw toError(reply.error);
+    return { rows: (reply.rows ?? []) as R[], rowCount: reply.affectedRows ?? 0 };
+  };
+
+  return {
+    query: async <R>(sql: string, params: readonly unknown[]) => result<R>(await ask({ op: 'query', sql, params: [...params] })),
+    exec: async (sql) => {
+      result(await ask({ op: 'exec', sql }));
+    },
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const tx = nextTx++;
+      const settled = ask({ op: 'begin', tx });
+      let value: T;
+      try {
+        value = await fn({ query: async <R>(sql: string, params: readonly unknown[] = []) => result<R>(await ask({ op: 'query', sql, params: [...params], tx })) });
+      } catch (err) {
+        post({ op: 'rollback', tx });
+        await settled.catch(() => undefined);
+        throw err;
+      }
+      post({ op: 'commit', tx });
+      result(await settled);
+      return value;
+    },
+    async close() {
+      if (!dead) result(await ask({ op: 'close' }));
+      await worker.terminate();
+    },
+  };
+}

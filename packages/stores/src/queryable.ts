@@ -1,0 +1,9 @@
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+/** What every repository needs: parameterised queries ($1, $2 ...) and transactions. */
+export interface Queryable {
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+}

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../src/index.js';
+
+/**
+ * PGlite in its worker thread (the embedded default) behaves as PGlite on this thread did: errors keep
+ * their Postgres fields, transactions commit or roll back whole and hold the connection while they run,
+ * and this thread's event loop keeps turning while a statement runs there.
+ */
+describe('PGlite in a worker thread', () => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await openDatabase('pglite://memory');
+    await db.exec('CREATE TABLE t (id int PRIMARY KEY, note text)');
+  }, 60_000);
+  afterAll(async () => db?.close());
+
+  it('reports a failed statement with its Postgres code and message', async () => {
+    await db.query('INSERT INTO t (id, note) VALUES (1, $1)', ['one']);
+    const err = await db.query('INSERT INTO t (id, note) VALUES (1, $1)', ['again']).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err).toMatchObject({ code: '23505', message: expect.stringMatching(/duplicate key/) });
+  });
+
+  it('commits a transaction that resolves and rolls back one that throws, whole', async () => {
+    await db.transaction(async (tx) => {
+      await tx.query('INSERT INTO t (id, note) VALUES (2, $1), (3, $2)', ['two', 'three']);
+    });
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query('INSERT INTO t (id, note) VALUES (4, $1)', ['four']);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    const rows = await db.query<{ id: number }>('SELECT id FROM t ORDER BY id');
+    expect(rows.rows.map((r) => r.id)).toEqual([1, 2, 3]);
+  });
+
+  it('runs a statement from outside a transaction after it, never inside it', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const tx = db.transaction(async (t) => {
+      await t.query('INSERT INTO t (id, note) VALUES (5, $1)', ['five']);
+      await held;
+      throw new Error('roll back');
+    });
+    // Sent while the transaction is open: it must not see (or be rolled back with) the transaction's row.
+    const outside = db.query<{ n: number }>('SELECT count(*)::int AS n FROM t WHERE id = 5');
+    release();
+    await expect(tx).rejects.toThrow('roll back');
+    expect((await outside).rows[0]!.n).toBe(0);
+  });
+
+  it('keeps this event loop turning while a long statement runs', async () => {
+    let turns = 0;
+    let running = true;
+    const spin = (): void => {
+      turns++;
+      if (running) setImmediate(spin);
+    };
+    setImmediate(spin);
+    await db.query('SELECT count(*) FROM generate_series(1, 3000000)');
+    running = false;
+    // On this thread the statement would run in one synchronous stretch: a handful of turns at most.
+    expect(turns).toBeGreaterThan(100);
+  });
+});
