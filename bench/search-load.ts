@@ -1,17 +1,21 @@
 /**
  * `npm run bench -- search-load --url http://127.0.0.1:3000 --workspace ws_... --key egk_...
- *   [--mode fast|balanced] [--connections 16] [--duration 20] [--data ../shared/data/github-prettier]`
+ *   [--mode fast|balanced] [--connections 16] [--duration 20] [--data ../shared/data/github-prettier]
+ *   [--import-file corpus.json --import-repo owner/name --admin-token T]`
  *
  * Search load against a running Engram (the scale benchmark's load phase, alone): autocannon with
  * `--connections` clients over the dataset's release-note queries, after a short warm-up. Prints
  * requests/s, client-side and server-side (`latency.total`) percentiles and the load average, so a change
  * can be measured against the same index before and after (or against a second server side by side).
+ * With `--import-file`, an `engram import github --wait` of that file runs under the load, which lasts
+ * until the import ends (at least `--duration`), and `/healthz` is sampled every 250 ms.
  */
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { searchLoad, warmUp } from './scale/load.js';
+import { engramCli } from './eval/service.js';
+import { healthSampler, searchLoad, warmUp } from './scale/load.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -22,6 +26,9 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '16' },
     duration: { type: 'string', default: '20' },
     data: { type: 'string', default: '../shared/data/github-prettier' },
+    'import-file': { type: 'string' },
+    'import-repo': { type: 'string' },
+    'admin-token': { type: 'string' },
   },
 });
 if (!args.workspace || !args.key) throw new Error('--workspace and --key are required');
@@ -29,5 +36,20 @@ const queries = (JSON.parse(await readFile(join(resolve(args.data), 'queries.jso
 const access = { url: args.url, workspaceId: args.workspace, key: args.key };
 await warmUp(access, args.mode, queries, 10);
 const load = loadavg().map((x) => x.toFixed(2)).join(' ');
-const result = await searchLoad(access, { mode: args.mode, queries, connections: Number(args.connections), durationS: Number(args.duration) });
-console.log(JSON.stringify({ ...result, loadStart: load, loadEnd: loadavg().map((x) => x.toFixed(2)).join(' ') }));
+let importDone = !args['import-file'];
+let importSeconds: number | undefined;
+const health = args['import-file'] ? healthSampler(args.url) : null;
+if (args['import-file']) {
+  if (!args['import-repo'] || !args['admin-token']) throw new Error('--import-file needs --import-repo and --admin-token');
+  const t0 = performance.now();
+  void engramCli({ url: args.url, adminToken: args['admin-token'] }, process.cwd(), [
+    'import', 'github', '--workspace', args.workspace, '--repo', args['import-repo'], '--file', resolve(args['import-file']), '--wait', '--poll-ms', '1000',
+  ]).finally(() => {
+    importDone = true;
+    importSeconds = Math.round((performance.now() - t0) / 100) / 10;
+  });
+}
+const result = await searchLoad(access, {
+  mode: args.mode, queries, connections: Number(args.connections), durationS: Number(args.duration), until: async () => importDone, maxDurationS: 1800,
+});
+console.log(JSON.stringify({ ...result, ...(health ? { importSeconds, healthz: await health.stop() } : {}), loadStart: load, loadEnd: loadavg().map((x) => x.toFixed(2)).join(' ') }));

@@ -37,6 +37,8 @@ export const DEFAULT_INDEX_BATCH_SIZE = 128;
  * catalog's `index.event` concurrency).
  */
 export const INDEX_BATCHES_IN_FLIGHT = 2;
+/** Items written per transaction within a batch. */
+const WRITE_SLICE = 32;
 
 export interface IndexerDeps {
   db: Db;
@@ -183,7 +185,10 @@ export function createIndexer({ db, vectors, embedder, logger, batchSize = DEFAU
     let edges = 0;
     for (const [workspaceId, batch] of [...byWorkspace].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const writes: ItemWrite[] = batch.map((p) => ({ item: p.item, event: p.event, verdict: (current) => verdict(current, p.version) }));
-      const written = await db.transaction((tx) => writeItems(tx, workspaceId, writes));
+      // Each item is written whole in one transaction; a transaction holds PGlite's one connection, so a
+      // batch writes in slices and a search's read waits for one slice at most, not for the batch.
+      const written: Awaited<ReturnType<typeof writeItems>> = [];
+      for (let i = 0; i < writes.length; i += WRITE_SLICE) written.push(...(await db.transaction((tx) => writeItems(tx, workspaceId, writes.slice(i, i + WRITE_SLICE)))));
       const records: VectorRecord[] = [];
       const replaced: string[] = [];
       const hashes: { itemId: string; hash: string }[] = [];

@@ -25,7 +25,7 @@ export type { QueryEmbedder, SearchDeps, SearchOptions, SearchOutcome } from './
  * file holds what lives as long as the service (caches, the read model) and times the stages.
  */
 export function createSearchService(deps: SearchDeps) {
-  const read = deps.read ?? openSearchReadModel(deps.db);
+  const read = deps.read ?? openSearchReadModel(deps.db, deps.readStalenessMs ? { maxStalenessMs: deps.readStalenessMs } : {});
   const centroids = createCentroidCache(deps.db);
   const actors = createActorDirectoryCache(deps.db);
   const areaModel = createAreaModelCache(deps.db);

@@ -18,6 +18,8 @@ export interface SearchDeps {
   embedder: QueryEmbedder;
   /** The first stage's reads; default: in memory on PGlite, SQL on a Postgres server (`openSearchReadModel`). */
   read?: SearchReadModel;
+  /** With the default read model in memory: how long a search waits for a catch-up behind an import's writes. */
+  readStalenessMs?: number;
   /** Second stage of `balanced` (the learned reranker, or a hosted cross-encoder). */
   reranker?: Reranker;
   /** `thorough`: LLM scoring. Absent: `thorough` runs as `balanced`, and `meta.mode` says so. */

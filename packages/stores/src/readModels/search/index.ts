@@ -17,6 +17,8 @@ export interface ReadModelOptions {
   memory?: boolean;
   onLoaded?: (info: { items: number; ms: number }) => void;
   onError?: (err: unknown) => void;
+  /** In memory: how long a read waits for a catch-up already running behind continuous writes (`createMemoryReadModel`). */
+  maxStalenessMs?: number;
 }
 
 /** The search's read model for this database: in memory on the embedded default, SQL otherwise. */

@@ -198,12 +198,18 @@ interface MentionRowRead {
  * since the last one, and runs before a read whenever the database has been written since. Postings are
  * columnar typed arrays per term, so a query's postings are read without copying.
  */
-export function createMemoryReadModel(db: Db, fallback: SearchReadModel, options: { onLoaded?: (info: { items: number; ms: number }) => void; onError?: (err: unknown) => void } = {}): SearchReadModel & { loaded(): Promise<boolean> } {
+export function createMemoryReadModel(
+  db: Db,
+  fallback: SearchReadModel,
+  options: { onLoaded?: (info: { items: number; ms: number }) => void; onError?: (err: unknown) => void; maxStalenessMs?: number } = {},
+): SearchReadModel & { loaded(): Promise<boolean> } {
+  const maxStalenessMs = options.maxStalenessMs;
   const workspaces = new Map<string, WorkspaceIndex>();
   let lastSeq = 0;
   let seenWrites = -1;
   let ready = false;
   let inFlight: Promise<void> | null = null;
+  let inFlightSince = 0;
   let closed = false;
 
   const workspace = (id: string): WorkspaceIndex => {
@@ -306,17 +312,30 @@ export function createMemoryReadModel(db: Db, fallback: SearchReadModel, options
   /** Applies every write committed before the call (a catch-up already running may have started before it). */
   async function refresh(): Promise<void> {
     for (let round = 0; round < 3 && ready && !closed && db.writeCount() !== seenWrites; round++) {
-      inFlight ??= catchUp().finally(() => {
-        inFlight = null;
-      });
+      if (!inFlight) {
+        inFlightSince = performance.now();
+        inFlight = catchUp().finally(() => {
+          inFlight = null;
+        });
+      }
       await inFlight;
     }
   }
 
-  /** The model to read from now: this one once loaded and caught up, else SQL. */
+  /**
+   * The model to read from now: this one once loaded, else SQL. A read waits for the catch-up with what
+   * was committed before it, except while an import writes faster than catch-ups apply (one has been
+   * running for over `maxStalenessMs`): then it waits at most `maxStalenessMs` and answers from the index
+   * as of the last page applied, as a search engine's refresh interval would, instead of queueing behind
+   * the import's writes. With no catch-up running, a read after a write always sees it.
+   */
   const use = async (): Promise<boolean> => {
     if (!ready) return false;
-    await refresh();
+    if (maxStalenessMs === undefined || !inFlight || performance.now() - inFlightSince < maxStalenessMs) await refresh();
+    else {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([refresh(), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxStalenessMs)))]).finally(() => clearTimeout(timer));
+    }
     return true;
   };
 

@@ -17,6 +17,7 @@ export function queryServiceFor(runtime: Runtime, options: { connectorFor?: Prox
     db: runtime.db,
     vectors: runtime.vectors,
     embedder: runtime.queryEmbedder,
+    readStalenessMs: runtime.config.searchMaxStalenessMs,
     ...runtime.rankers,
     logger: runtime.logger,
     proxy: {
