@@ -40,10 +40,22 @@ export function spawnNpm(repoRoot: string, script: string, env: Record<string, s
     detached: true,
   });
   const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.pid === undefined) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid, 'SIGTERM');
-    await exited;
+    if (child.pid === undefined) return;
+    const pid = child.pid;
+    const alive = (): boolean => {
+      try {
+        process.kill(-pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    if (!alive()) return;
+    process.kill(-pid, 'SIGTERM');
+    // npm may exit before the server it started: wait for the whole group (the server drains its jobs and
+    // closes its database first), and kill what is left after a minute.
+    for (const started = Date.now(); alive() && Date.now() - started < 60_000; ) await new Promise((resolve) => setTimeout(resolve, 200));
+    if (alive()) process.kill(-pid, 'SIGKILL');
   };
   return { child, stop };
 }

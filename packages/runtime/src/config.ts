@@ -52,7 +52,7 @@ export const EnvSchema = z
     /** PGlite (the embedded database) in a worker thread of its own, off the event loop that answers HTTP. */
     PGLITE_THREAD: bool.default(true),
     /** Embedded default: while an import writes faster than the search index catches up, a search waits at most this long for it; 0 = always wait. */
-    SEARCH_MAX_STALENESS_MS: z.coerce.number().int().min(0).default(100),
+    SEARCH_MAX_STALENESS_MS: z.coerce.number().int().min(0).default(25),
     /** A file holding the secret key (outside the data dir, e.g. a mounted secret); ENGRAM_SECRET_KEY wins. */
     ENGRAM_SECRET_KEY_FILE: z.string().optional(),
     /** HTTP limits (see the README's configuration table). */

@@ -92,9 +92,14 @@ async function main(): Promise<void> {
         return;
     }
   };
+  // Reads go first, but never more than READS_AHEAD in a row while a write waits: background jobs'
+  // writes (expertise, re-cluster swaps) must finish, or the index never comes to rest.
+  let readsInARow = 0;
   const pump = (): void => {
     if (busy) return;
-    const next = reads.shift() ?? others.shift();
+    const takeWrite = others.length > 0 && (reads.length === 0 || readsInARow >= READS_AHEAD);
+    const next = takeWrite ? others.shift() : reads.shift();
+    readsInARow = takeWrite ? 0 : readsInARow + 1;
     if (!next) return;
     busy = true;
     void perform(next).finally(() => {
@@ -122,6 +127,9 @@ async function main(): Promise<void> {
 }
 
 class RolledBack extends Error {}
+
+/** Reads run ahead of a waiting write at most this many times in a row. */
+const READS_AHEAD = 4;
 
 /** A statement that only reads. */
 const READ = /^\s*SELECT\b/i;
