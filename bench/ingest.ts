@@ -22,7 +22,7 @@ import {
 import { jobCatalog } from '@engram/queue';
 import { createPgVectorStore, stageEvents, type Db, type Queryable } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
-import { startFakeOpenAIProcess } from './fakeOpenAIProcess.js';
+import { startFakeOpenAIProcess } from './scale/fakeOpenAIProcess.js';
 
 const { values } = parseArgs({
   options: {

@@ -18,7 +18,7 @@ import { readFile, mkdir } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startFakeOpenAIProcess, type FakeOpenAIProcess } from '../fakeOpenAIProcess.js';
+import { startFakeOpenAIProcess, type FakeOpenAIProcess } from './fakeOpenAIProcess.js';
 import { loadSource, writeCorpus, type CorpusManifest } from './corpusFiles.js';
 import { stopAllDeployments, type DeploymentKind } from './deploy.js';
 import type { SourceCommit, SourcePull } from './generate.js';
