@@ -54,7 +54,7 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
 export async function openDatabase(url: string, options: { poolSize?: number; pgliteThread?: boolean } = {}): Promise<Db> {
   const parsed = parseDatabaseUrl(url);
   if (parsed.kind === 'postgres') return openPostgres(parsed.target, options.poolSize ?? 10);
-  return options.pgliteThread === false ? openPglite(parsed.target) : openPgliteThread(parsed.target);
+  return options.pgliteThread ? openPgliteThread(parsed.target) : openPglite(parsed.target);
 }
 
 /** Whether a statement may write (anything but a plain SELECT). */
@@ -108,7 +108,7 @@ async function openPglite(dir: string): Promise<Db> {
 }
 
 /**
- * PGlite in a worker thread of its own (the default): the same database and statements, with the
+ * PGlite in a worker thread of its own (`pgliteThread: true`): the same database and statements, with the
  * WebAssembly work on another core, so a long write (an import's batch) or read never holds the event
  * loop that answers HTTP and serves search from memory.
  */

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/index.js';
 
 /**
- * PGlite in its worker thread (the embedded default) behaves as PGlite on this thread did: errors keep
+ * PGlite in its worker thread (`PGLITE_THREAD=true`) behaves as PGlite on this thread did: errors keep
  * their Postgres fields, transactions commit or roll back whole and hold the connection while they run,
  * and this thread's event loop keeps turning while a statement runs there.
  */
 describe('PGlite in a worker thread', () => {
   let db: Db;
   beforeAll(async () => {
-    db = await openDatabase('pglite://memory');
+    db = await openDatabase('pglite://memory', { pgliteThread: true });
     await db.exec('CREATE TABLE t (id int PRIMARY KEY, note text)');
   }, 60_000);
   afterAll(async () => db?.close());

@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import type { Runtime } from '@engram/runtime';
+import { runInteractive } from '@engram/stores';
 import { jsonBody, rawBody } from './http/body.js';
 import { closeWhenDraining } from './http/draining.js';
 import { requestDeadline } from './http/deadline.js';
@@ -54,6 +55,9 @@ export function createApp(runtime: Runtime, routes: AppRoutes = {}, options: { l
   // Admin: the token is checked before the (large: export files) body is read.
   app.use('/admin', requireAdmin(runtime), express.json({ limit: http.adminMaxBodyBytes }), adminRoutes(runtime, routes.admin));
   const json = jsonBody(http.maxBodyBytes);
+  // Queries are what someone waits for: on the embedded default their statements go before background
+  // jobs' in the database thread's queue.
+  app.use(['/v1', '/api/v1', '/mcp'], (_req, _res, next) => runInteractive(next));
   app.use(['/v1', '/api/v1'], deadline);
   for (const prefix of ['/v1', '/api/v1']) {
     for (const r of routes.api ?? []) app.use(prefix, json, r);

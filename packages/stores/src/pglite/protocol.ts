@@ -1,9 +1,9 @@
 /** Messages between the main thread and the PGlite thread (`thread.ts` -> `worker.ts`). */
 export type PgliteRequest =
-  | { id: number; op: 'query'; sql: string; params: unknown[]; tx?: number }
+  | { id: number; op: 'query'; sql: string; params: unknown[]; tx?: number; interactive?: boolean }
   | { id: number; op: 'exec'; sql: string }
   /** Opens transaction `tx`; answered when it commits (after `commit`) or rolls back (after `rollback`). */
-  | { id: number; op: 'begin'; tx: number }
+  | { id: number; op: 'begin'; tx: number; interactive?: boolean }
   | { id: number; op: 'commit' | 'rollback'; tx: number }
   | { id: number; op: 'close' };
 

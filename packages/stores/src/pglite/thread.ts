@@ -4,6 +4,7 @@
  * values arrive as PGlite made them). Search and HTTP keep this event loop; the database's CPU work, an
  * import's writes above all, runs on another core.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Worker } from 'node:worker_threads';
 import type { QueryResult, Queryable } from '../queryable.js';
 import { spawnModuleWorker } from '../threads.js';
@@ -13,6 +14,16 @@ const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './w
 
 type Pending = { resolve: (reply: Extract<PgliteReply, { ok: boolean }>) => void; reject: (err: Error) => void };
 type Body<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+const interactiveContext = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `fn` as work someone waits for (an API request): its statements go before background jobs'
+ * (indexing, re-cluster, expertise) in the PGlite thread's queue. Elsewhere it just runs `fn`.
+ */
+export function runInteractive<T>(fn: () => T): T {
+  return interactiveContext.run(true, fn);
+}
 
 export interface PgliteThread {
   query<R>(sql: string, params: readonly unknown[]): Promise<QueryResult<R>>;
@@ -73,13 +84,14 @@ export async function startPgliteThread(dir: string): Promise<PgliteThread> {
   };
 
   return {
-    query: async <R>(sql: string, params: readonly unknown[]) => result<R>(await ask({ op: 'query', sql, params: [...params] })),
+    query: async <R>(sql: string, params: readonly unknown[]) =>
+      result<R>(await ask({ op: 'query', sql, params: [...params], ...(interactiveContext.getStore() ? { interactive: true } : {}) })),
     exec: async (sql) => {
       result(await ask({ op: 'exec', sql }));
     },
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const tx = nextTx++;
-      const settled = ask({ op: 'begin', tx });
+      const settled = ask({ op: 'begin', tx, ...(interactiveContext.getStore() ? { interactive: true } : {}) });
       let value: T;
       try {
         value = await fn({ query: async <R>(sql: string, params: readonly unknown[] = []) => result<R>(await ask({ op: 'query', sql, params: [...params], tx })) });

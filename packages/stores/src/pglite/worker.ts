@@ -61,6 +61,7 @@ async function main(): Promise<void> {
   // One statement (or one whole transaction) at a time, in order, except that a plain read waiting to
   // run goes before writes that wait: a search's read waits for the statement or transaction running,
   // never for an import's queue of writes behind it.
+  const interactive: PgliteRequest[] = [];
   const reads: PgliteRequest[] = [];
   const others: PgliteRequest[] = [];
   let busy = false;
@@ -94,12 +95,23 @@ async function main(): Promise<void> {
   };
   // Reads go first, but never more than READS_AHEAD in a row while a write waits: background jobs'
   // writes (expertise, re-cluster swaps) must finish, or the index never comes to rest.
+  // An API request's statements (marked interactive) go before background jobs', again at most
+  // INTERACTIVE_AHEAD in a row while background work waits.
   let readsInARow = 0;
+  let interactiveInARow = 0;
   const pump = (): void => {
     if (busy) return;
-    const takeWrite = others.length > 0 && (reads.length === 0 || readsInARow >= READS_AHEAD);
-    const next = takeWrite ? others.shift() : reads.shift();
-    readsInARow = takeWrite ? 0 : readsInARow + 1;
+    const background = reads.length + others.length > 0;
+    let next: PgliteRequest | undefined;
+    if (interactive.length > 0 && (!background || interactiveInARow < INTERACTIVE_AHEAD)) {
+      next = interactive.shift();
+      interactiveInARow++;
+    } else {
+      interactiveInARow = 0;
+      const takeWrite = others.length > 0 && (reads.length === 0 || readsInARow >= READS_AHEAD);
+      next = takeWrite ? others.shift() : reads.shift();
+      readsInARow = takeWrite ? 0 : readsInARow + 1;
+    }
     if (!next) return;
     busy = true;
     void perform(next).finally(() => {
@@ -120,7 +132,8 @@ async function main(): Promise<void> {
     }
     // A transaction's statements may arrive before it starts: they wait in its state.
     if (m.op === 'begin') open.set(m.tx, { pending: [], wake: null });
-    (m.op === 'query' && READ.test(m.sql) ? reads : others).push(m);
+    if ((m.op === 'query' || m.op === 'begin') && m.interactive) interactive.push(m);
+    else (m.op === 'query' && READ.test(m.sql) ? reads : others).push(m);
     pump();
   });
   reply({ id: 0, ready: true });
@@ -128,6 +141,8 @@ async function main(): Promise<void> {
 
 class RolledBack extends Error {}
 
+/** An API request's statements run ahead of waiting background work at most this many times in a row. */
+const INTERACTIVE_AHEAD = 16;
 /** Reads run ahead of a waiting write at most this many times in a row. */
 const READS_AHEAD = 4;
 
