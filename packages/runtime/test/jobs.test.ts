@@ -26,21 +26,33 @@ const change = (n: number, file: string): SourceEvent =>
     files: [file],
   });
 
-describe('background jobs keep the area model current', () => {
-  let dataDir: string;
-  let runtime: Runtime;
+/** A runtime on a fresh data dir with a silent logger; `close` stops its jobs (if started) and removes the dir. */
+async function testRuntime(prefix: string, env: Record<string, string> = {}, embedder = createHashEmbedder({ dimensions: 64 })) {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  const silent = createLogger({ level: 'warn', name: 'jobs-test', destination: new Writable({ write: (_c, _e, done) => done() }) });
+  const runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env }), silent, { embedder });
   let jobs: Jobs | undefined;
+  return {
+    runtime,
+    async startJobs() {
+      jobs = await startJobs(runtime);
+    },
+    async close() {
+      await jobs?.stop();
+      await runtime.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
 
+describe('background jobs keep the area model current', () => {
+  let t: Awaited<ReturnType<typeof testRuntime>>;
+  let runtime: Runtime;
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'engram-jobs-'));
-    const silent = createLogger({ level: 'warn', name: 'jobs-test', destination: new Writable({ write: (_c, _e, done) => done() }) });
-    runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }), silent, { embedder: createHashEmbedder({ dimensions: 64 }) });
+    t = await testRuntime('engram-jobs-');
+    runtime = t.runtime;
   }, 60_000);
-  afterAll(async () => {
-    await jobs?.stop();
-    await runtime?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(async () => t?.close());
 
   it('builds it at boot for an index that has none, and again once a burst of indexing goes quiet', async () => {
     const ws = (await createWorkspace(runtime.db, 'jobs')).id;
@@ -49,7 +61,7 @@ describe('background jobs keep the area model current', () => {
     await stageAndIndex(runtime.db, indexer, ws, [change(1, 'src/a.js'), change(2, 'src/a.js'), change(3, 'src/b.js')]);
     expect(await getAreaModelVersion(runtime.db, ws)).toBeNull();
 
-    jobs = await startJobs(runtime);
+    await t.startJobs();
     await runtime.queue.idle();
     expect(await getAreaModelVersion(runtime.db, ws)).toMatchObject({ changes: 3 });
 
@@ -64,19 +76,15 @@ describe('background jobs keep the area model current', () => {
 });
 
 describe('an event whose every attempt failed', () => {
-  let dataDir: string;
+  let t: Awaited<ReturnType<typeof testRuntime>>;
   let runtime: Runtime;
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'engram-jobs-failed-'));
-    const silent = createLogger({ level: 'warn', name: 'jobs-test', destination: new Writable({ write: (_c, _e, done) => done() }) });
     // An embedding provider that rejects every call, as one does with a wrong API key.
     const rejecting = { ...createHashEmbedder({ dimensions: 64 }), embed: async () => Promise.reject(new Error('401 Incorrect API key provided.')) };
-    runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }), silent, { embedder: rejecting });
+    t = await testRuntime('engram-jobs-failed-', {}, rejecting);
+    runtime = t.runtime;
   }, 60_000);
-  afterAll(async () => {
-    await runtime?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(async () => t?.close());
 
   it('is marked failed with the error on its last attempt (its import no longer waits on it), and stays pending before', async () => {
     const ws = (await createWorkspace(runtime.db, 'failing')).id;
@@ -92,20 +100,14 @@ describe('an event whose every attempt failed', () => {
 });
 
 describe('a staged event whose job was lost', () => {
-  let dataDir: string;
+  let t: Awaited<ReturnType<typeof testRuntime>>;
   let runtime: Runtime;
-  let jobs: Jobs | undefined;
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'engram-jobs-sweep-'));
-    const silent = createLogger({ level: 'warn', name: 'jobs-test', destination: new Writable({ write: (_c, _e, done) => done() }) });
-    runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PENDING_SWEEP_MS: '500' }), silent, { embedder: createHashEmbedder({ dimensions: 64 }) });
-    jobs = await startJobs(runtime);
+    t = await testRuntime('engram-jobs-sweep-', { PENDING_SWEEP_MS: '500' });
+    runtime = t.runtime;
+    await t.startJobs();
   }, 60_000);
-  afterAll(async () => {
-    await jobs?.stop();
-    await runtime?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(async () => t?.close());
 
   it('is indexed by the pending-event sweep, with no restart (staged, then the process died or the queue was down before the enqueue)', async () => {
     const ws = (await createWorkspace(runtime.db, 'sweep')).id;
