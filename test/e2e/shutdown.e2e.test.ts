@@ -18,8 +18,9 @@ interface Status {
 }
 
 describe.skipIf(!hasPrettierCorpus())('graceful shutdown and restart of the embedded server', () => {
-  // A skipped describe still runs its body to collect tests: read the corpus only when it exists.
-  const subset = hasPrettierCorpus() ? prettierSubset({ pulls: 200, commits: 200 }) : { pulls: [], commits: [] };
+  // A skipped describe still runs its body to collect tests: read the corpus only when it exists. Enough
+  // objects that indexing is still under way at SIGTERM: up to 256 index jobs run at once (two batches of 128).
+  const subset = hasPrettierCorpus() ? prettierSubset({ pulls: 600, commits: 600 }) : { pulls: [], commits: [] };
   const objects = [...subset.pulls, ...subset.commits];
   let dataDir: string;
   let openai: FakeOpenAI;
