@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { startPgliteThread } from './pglite/thread.js';
-import type { Queryable } from './queryable.js';
+import { startPgliteThread, type PgliteThread } from './pglite/thread.js';
+import { isReadOnlySql, type Queryable } from './queryable.js';
 
 export type { QueryResult, Queryable } from './queryable.js';
 
@@ -54,11 +54,8 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
 export async function openDatabase(url: string, options: { poolSize?: number; pgliteThread?: boolean } = {}): Promise<Db> {
   const parsed = parseDatabaseUrl(url);
   if (parsed.kind === 'postgres') return openPostgres(parsed.target, options.poolSize ?? 10);
-  return options.pgliteThread ? openPgliteThread(parsed.target) : openPglite(parsed.target);
+  return pgliteDb(options.pgliteThread ? await startPgliteThread(parsed.target) : await openPgliteHere(parsed.target));
 }
-
-/** Whether a statement may write (anything but a plain SELECT). */
-const mayWrite = (sql: string): boolean => !/^\s*SELECT\b/i.test(sql);
 
 /** Counts finished writes for `writeCount`. */
 function writeCounter() {
@@ -75,55 +72,39 @@ function writeCounter() {
   };
 }
 
-async function openPglite(dir: string): Promise<Db> {
+/** PGlite on this thread, with the same statements as the PGlite thread (`pglite/thread.ts`) offers. */
+async function openPgliteHere(dir: string): Promise<PgliteThread> {
   const lite = await PGlite.create(dir, { extensions: { vector } });
-  const writes = writeCounter();
-  const db: Db = {
-    kind: 'pglite',
-    query: async <R>(sql: string, params: readonly unknown[] = []) => {
-      const res = await writes.counted(mayWrite(sql), lite.query<R>(sql, params as unknown[]));
-      return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
-    },
+  const query = async <R>(target: Pick<PGlite, 'query'>, sql: string, params: readonly unknown[]) => {
+    const res = await target.query<R>(sql, params as unknown[]);
+    return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
+  };
+  return {
+    query: (sql, params) => query(lite, sql, params),
     exec: async (sql) => {
-      await writes.counted(true, lite.exec(sql));
+      await lite.exec(sql);
     },
-    transaction: (fn) =>
-      writes.counted(
-        true,
-        lite.transaction((tx) =>
-          fn({
-            query: async <R>(sql: string, params: readonly unknown[] = []) => {
-              const res = await tx.query<R>(sql, params as unknown[]);
-              return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
-            },
-          }),
-        ),
-      ),
-    hasVectorExtension: async () => true,
-    withSchemaLock: (fn) => fn(db),
-    writeCount: writes.count,
+    transaction: (fn) => lite.transaction((tx) => fn({ query: (sql, params = []) => query(tx, sql, params) })),
     close: () => lite.close(),
   };
-  return db;
 }
 
 /**
- * PGlite in a worker thread of its own (`pgliteThread: true`): the same database and statements, with the
- * WebAssembly work on another core, so a long write (an import's batch) or read never holds the event
- * loop that answers HTTP and serves search from memory.
+ * The embedded database as a `Db`, on this thread or in a worker thread of its own (`pgliteThread: true`:
+ * the WebAssembly work on another core, so a long write or read never holds the event loop that answers
+ * HTTP). PGlite has one owner, so the schema lock is this process and every write is counted here.
  */
-async function openPgliteThread(dir: string): Promise<Db> {
-  const thread = await startPgliteThread(dir);
+function pgliteDb(pglite: PgliteThread): Db {
   const writes = writeCounter();
   const db: Db = {
     kind: 'pglite',
-    query: <R>(sql: string, params: readonly unknown[] = []) => writes.counted(mayWrite(sql), thread.query<R>(sql, params)),
-    exec: (sql) => writes.counted(true, thread.exec(sql)),
-    transaction: (fn) => writes.counted(true, thread.transaction(fn)),
+    query: <R>(sql: string, params: readonly unknown[] = []) => writes.counted(!isReadOnlySql(sql), pglite.query<R>(sql, params)),
+    exec: (sql) => writes.counted(true, pglite.exec(sql)),
+    transaction: (fn) => writes.counted(true, pglite.transaction(fn)),
     hasVectorExtension: async () => true,
     withSchemaLock: (fn) => fn(db),
     writeCount: writes.count,
-    close: () => thread.close(),
+    close: () => pglite.close(),
   };
   return db;
 }
@@ -171,7 +152,7 @@ function onConnection(
 ): Omit<Db, 'withSchemaLock' | 'close'> {
   const wrap = (q: pg.Pool | pg.PoolClient, counts: boolean): Queryable => ({
     query: async <R>(sql: string, params: readonly unknown[] = []) => {
-      const res = await writes.counted(counts && mayWrite(sql), q.query(sql, params as unknown[]));
+      const res = await writes.counted(counts && !isReadOnlySql(sql), q.query(sql, params as unknown[]));
       return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
     },
   });

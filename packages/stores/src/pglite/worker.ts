@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { isReadOnlySql } from '../queryable.js';
 import type { PgliteReply, PgliteRequest } from './protocol.js';
 
 const port = parentPort!;
@@ -133,7 +134,7 @@ async function main(): Promise<void> {
     // A transaction's statements may arrive before it starts: they wait in its state.
     if (m.op === 'begin') open.set(m.tx, { pending: [], wake: null });
     if ((m.op === 'query' || m.op === 'begin') && m.interactive) interactive.push(m);
-    else (m.op === 'query' && READ.test(m.sql) ? reads : others).push(m);
+    else (m.op === 'query' && isReadOnlySql(m.sql) ? reads : others).push(m);
     pump();
   });
   reply({ id: 0, ready: true });
@@ -145,8 +146,5 @@ class RolledBack extends Error {}
 const INTERACTIVE_AHEAD = 16;
 /** Reads run ahead of a waiting write at most this many times in a row. */
 const READS_AHEAD = 4;
-
-/** A statement that only reads. */
-const READ = /^\s*SELECT\b/i;
 
 void main();
