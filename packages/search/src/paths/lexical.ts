@@ -46,15 +46,7 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
   for (const list of postings.lists) if (list.count > 0) maxDoc = Math.max(maxDoc, list.docs[list.count - 1]!);
   const { acc, seen } = scratch(maxDoc + 1);
   const touched: number[] = [];
-  const norms = new Map<number, number>();
-  const normOf = (doc: number): number => {
-    let n = norms.get(doc);
-    if (n === undefined) {
-      n = k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
-      norms.set(doc, n);
-    }
-    return n;
-  };
+  const normOf = (doc: number): number => k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
   try {
     for (const list of postings.lists) {
       const termIdf = idf.get(list.term) ?? 0;
@@ -143,10 +135,10 @@ interface Signals {
   titleIdfCovered: number;
 }
 
-/** The `limit` highest-scoring of the touched documents, best first (ties by item id). */
+/** The `limit` highest-scoring of the touched documents, best first (ties by item id), or all of them. */
 function best(acc: Float64Array, touched: readonly number[], limit: number, idOf: (doc: number) => string): number[] {
+  if (touched.length <= limit) return [...touched];
   const byScore = (x: number, y: number) => acc[y]! - acc[x]! || (idOf(x) < idOf(y) ? -1 : 1);
-  if (touched.length <= limit) return [...touched].sort(byScore);
   // Partial selection: the limit-th best score is the threshold; only what reaches it is sorted.
   const values = Float64Array.from(touched, (doc) => acc[doc]!).sort();
   const threshold = values[values.length - limit]!;
