@@ -57,6 +57,8 @@ export const EnvSchema = z
     PGLITE_THREAD: bool.default(false),
     /** Embedded default: while an import writes faster than the search index catches up, a search waits at most this long for it; 0 = always wait. */
     SEARCH_MAX_STALENESS_MS: z.coerce.number().int().min(0).default(25),
+    /** Embedded default: how many ms of writes a search's context snapshots (clusters, people) may miss while writes go on; 0 = none. */
+    SEARCH_CONTEXT_STALENESS_MS: z.coerce.number().int().min(0).default(1000),
     /** A file holding the secret key (outside the data dir, e.g. a mounted secret); ENGRAM_SECRET_KEY wins. */
     ENGRAM_SECRET_KEY_FILE: z.string().optional(),
     /** HTTP limits (see the README's configuration table). */
@@ -138,6 +140,7 @@ export interface Config {
   webhooks: boolean;
   pgliteThread: boolean;
   searchMaxStalenessMs: number;
+  searchContextStalenessMs: number;
   /** Where the secret key came from when not from ENGRAM_SECRET_KEY. */
   secretKeyFile: string | undefined;
   http: {
@@ -194,6 +197,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhooks: e.ENGRAM_WEBHOOKS,
     pgliteThread: e.PGLITE_THREAD,
     searchMaxStalenessMs: e.SEARCH_MAX_STALENESS_MS,
+    searchContextStalenessMs: e.SEARCH_CONTEXT_STALENESS_MS,
     secretKeyFile: e.ENGRAM_SECRET_KEY_FILE ? resolve(e.ENGRAM_SECRET_KEY_FILE) : undefined,
     http: {
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,

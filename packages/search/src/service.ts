@@ -26,10 +26,10 @@ export type { QueryEmbedder, SearchDeps, SearchOptions, SearchOutcome } from './
  */
 export function createSearchService(deps: SearchDeps) {
   const read = deps.read ?? openSearchReadModel(deps.db, deps.readStalenessMs ? { maxStalenessMs: deps.readStalenessMs } : {});
-  const centroids = createCentroidCache(deps.db);
-  const actors = createActorDirectoryCache(deps.db);
+  const centroids = createCentroidCache(deps.db, deps.contextStalenessMs);
+  const actors = createActorDirectoryCache(deps.db, deps.contextStalenessMs);
   const areaModel = createAreaModelCache(deps.db);
-  const context = createContextReader(deps.db);
+  const context = createContextReader(deps.db, deps.contextStalenessMs);
   const embedder = memoizeEmbedder(deps.embedder);
 
   const fusion = deps.fusion ?? DEFAULT_FUSION;

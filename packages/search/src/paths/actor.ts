@@ -25,14 +25,12 @@ interface ActorItem {
 const newestFirst = (a: ActorItem, b: ActorItem): number => b.occurredAt - a.occurredAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : a.role < b.role ? -1 : a.role > b.role ? 1 : 0);
 
 /**
- * Each workspace's people (identities and expertise domains), kept until this process writes to the
- * database again (`writeCount`): on an index at rest they are read once, not twice a search. (Another
- * process's writes are not seen this way: on a Postgres server, where several processes write, the
- * directory is read again after a minute.)
+ * Each workspace's people (identities and expertise domains). On the embedded default they come from a
+ * snapshot kept near-real-time (`snapshotAtRest`): on an index at rest they are read once, not twice a
+ * search, and during ingestion a search does not reload them. On a Postgres server, where other
+ * processes write, they are read again after a minute.
  */
-export function createActorDirectoryCache(db: Db) {
-  const maxAgeMs = db.kind === 'pglite' ? Infinity : 60_000;
-  const cache = new Map<string, { at: number; writes: number; directory: Promise<Directory> }>();
+export function createActorDirectoryCache(db: Db, maxStaleMs?: number) {
   const itemsByActor = snapshotAtRest(db, async (workspaceId) => {
     const byActor = new Map<string, ActorItem[]>();
     for (const r of await actorItems(db, workspaceId)) {
@@ -41,7 +39,7 @@ export function createActorDirectoryCache(db: Db) {
     }
     for (const rows of byActor.values()) rows.sort(newestFirst);
     return byActor;
-  });
+  }, maxStaleMs);
   const items: Directory['items'] = async (read, filter, actorIds, limit) => {
     const snapshot = itemsByActor.get(filter.workspaceId);
     if (!snapshot) return itemsOfActors(db, filter, actorIds, limit);
@@ -53,17 +51,22 @@ export function createActorDirectoryCache(db: Db) {
     }
     return rows.sort(newestFirst).slice(0, Math.floor(limit));
   };
-  return (workspaceId: string): Promise<Directory> => {
-    const hit = cache.get(workspaceId);
-    if (hit && hit.writes === db.writeCount() && Date.now() - hit.at < maxAgeMs) return hit.directory;
-    const directory = actorDirectory(db, workspaceId).then(({ identities, domains }) => {
+  const readDirectory = (workspaceId: string): Promise<Directory> =>
+    actorDirectory(db, workspaceId).then(({ identities, domains }) => {
       const named = new Map<string, string[]>();
       for (const { actorId, value } of identities) named.set(value, [...(named.get(value) ?? []), actorId]);
       const experts = new Map<string, string[]>();
       for (const { actorId, domains: list } of domains) for (const d of new Set(list.map((x) => x.toLowerCase()))) experts.set(d, [...(experts.get(d) ?? []), actorId]);
       return { named, experts, items };
     });
-    cache.set(workspaceId, { at: Date.now(), writes: db.writeCount(), directory });
+  const snapshots = snapshotAtRest(db, readDirectory, maxStaleMs);
+  const cache = new Map<string, { at: number; directory: Promise<Directory> }>();
+  return (workspaceId: string): Promise<Directory> => {
+    if (db.kind === 'pglite') return snapshots.get(workspaceId) ?? readDirectory(workspaceId);
+    const hit = cache.get(workspaceId);
+    if (hit && Date.now() - hit.at < 60_000) return hit.directory;
+    const directory = readDirectory(workspaceId);
+    cache.set(workspaceId, { at: Date.now(), directory });
     directory.catch(() => cache.delete(workspaceId));
     return directory;
   };

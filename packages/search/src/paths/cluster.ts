@@ -25,16 +25,16 @@ interface Member {
 }
 
 /**
- * Cluster centroids per workspace, cached briefly (re-clustering replaces them); and, while the index
- * is at rest (`snapshotAtRest`), every cluster's members, so a search reads no members from the database.
+ * Cluster centroids per workspace, cached briefly (re-clustering replaces them); and every cluster's
+ * members from a near-real-time snapshot (`snapshotAtRest`), so a search reads no members from the database.
  */
-export function createCentroidCache(db: Db) {
+export function createCentroidCache(db: Db, maxStaleMs?: number) {
   const cache = new Map<string, { at: number; centroids: Centroid[] }>();
   const membership = snapshotAtRest(db, async (workspaceId) => {
     const byCluster = new Map<string, Member[]>();
     for (const m of await clusterMembership(db, workspaceId)) (byCluster.get(m.clusterId) ?? byCluster.set(m.clusterId, []).get(m.clusterId)!).push(m);
     return byCluster;
-  });
+  }, maxStaleMs);
   const centroids = async (workspaceId: string): Promise<Centroid[]> => {
     const hit = cache.get(workspaceId);
     if (hit && Date.now() - hit.at < TTL_MS) return hit.centroids;

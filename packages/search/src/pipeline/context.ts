@@ -5,21 +5,22 @@ const ROLE_SCORE: Record<string, number> = { author: 3, reviewer: 2 };
 const CONTEXT_SIZE = 5;
 
 /**
- * A search's context (the clusters and people behind a page), read from a per-workspace snapshot while
- * the index is at rest (`snapshotAtRest`) and per query otherwise; both answer the same, in the same
- * order (`clustersOf` and `actorsOf` in `@engram/stores` are the per-query reads).
+ * A search's context (the clusters and people behind a page), read from a per-workspace snapshot kept
+ * near-real-time (`snapshotAtRest`) and per query when none is recent enough; both answer the same
+ * for the same rows, in the same order (`clustersOf` and `actorsOf` in `@engram/stores` are the
+ * per-query reads).
  */
-export function createContextReader(db: Db) {
+export function createContextReader(db: Db, maxStaleMs?: number) {
   const clusters = snapshotAtRest(db, async (workspaceId) => {
     const [cards, members] = await Promise.all([clusterCards(db, workspaceId), clusterMembership(db, workspaceId)]);
     return { cards: new Map(cards.map((c) => [c.id, c])), clusterOf: new Map(members.map((m) => [m.id, m.clusterId])) };
-  });
+  }, maxStaleMs);
   const people = snapshotAtRest(db, async (workspaceId) => {
     const [cards, rows] = await Promise.all([actorCards(db, workspaceId), actorItems(db, workspaceId)]);
     const actorsOfItem = new Map<string, { actorId: string; role: string }[]>();
     for (const r of rows) (actorsOfItem.get(r.id) ?? actorsOfItem.set(r.id, []).get(r.id)!).push({ actorId: r.actorId, role: r.role });
     return { cards: new Map(cards.map((a) => [a.id, a])), actorsOfItem };
-  });
+  }, maxStaleMs);
 
   return {
     /** Clusters of the page's items (first: the best-ranked item's), then the cluster path's clusters. */

@@ -20,6 +20,8 @@ export interface SearchDeps {
   read?: SearchReadModel;
   /** With the default read model in memory: how long a search waits for a catch-up behind an import's writes. */
   readStalenessMs?: number;
+  /** Embedded default: how stale a search's context snapshots (clusters, people) may be while writes go on (`snapshotAtRest`). */
+  contextStalenessMs?: number;
   /** Second stage of `balanced` (the learned reranker, or a hosted cross-encoder). */
   reranker?: Reranker;
   /** `thorough`: LLM scoring. Absent: `thorough` runs as `balanced`, and `meta.mode` says so. */
