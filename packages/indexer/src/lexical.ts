@@ -1,5 +1,5 @@
 import { applyLexiconChange, getItemState, getSetting, listLexicalSources, lockItem, putSetting, replaceLexicalIndex, type Db, type LexicalFields } from '@engram/stores';
-import { lexemes, pathWords } from '@engram/text';
+import { lexemeParts, pathWords } from '@engram/text';
 
 /**
  * The version of what an item's lexical index holds. Bump it whenever the tokenizer (`@engram/text`) or
@@ -7,25 +7,41 @@ import { lexemes, pathWords } from '@engram/text';
  * lexical index and the lexicon from the stored items, so queries (tokenized by the new code) meet
  * items tokenized the same way. 2: statement keywords and words inside identifiers kept, versions yield
  * their release lines, one-letter camelCase words split. 3: a fixture's tracker-id word (`issue-1234.js`)
- * no longer indexed as a path word (`pathWords`).
+ * no longer indexed as a path word (`pathWords`). 4: the words of a camelCase identifier (`new`, `express` of
+ * `NewExpression`) go to their own field (D), weighed below a whole word.
  */
-export const LEXICAL_VERSION = 3;
+export const LEXICAL_VERSION = 4;
 const LEXICAL_VERSION_SETTING = 'lexical_version';
 
 /**
  * The weighted lexical fields of an item with the shared tokenizer (the one queries use): title (A),
- * body (B), file paths and labels (C). Passed pre-tokenised so Postgres only splits on spaces.
- * A huge body (a build log) is cut so the tsvector stays under Postgres' 1 MB limit.
+ * body (B), file paths and labels (C), and the words of camelCase identifiers from any of them (D, see
+ * `tokenizeParts`: the lexical path weighs a part below a whole word). Passed pre-tokenised so Postgres
+ * only splits on spaces. A huge body (a build log) is cut so the tsvector stays under Postgres' 1 MB limit.
  */
 export const MAX_BODY_TOKENS = 60_000;
 
 export function lexicalFields(item: { title: string | null; body: string; files: readonly string[]; labels: readonly string[] }): LexicalFields {
-  const title = lexemes(item.title ?? '');
-  const body = lexemes(item.body).slice(0, MAX_BODY_TOKENS);
+  const title = lexemeParts(item.title ?? '');
+  const body = lexemeParts(item.body);
+  const bodyWhole = body.whole.slice(0, MAX_BODY_TOKENS);
+  const bodyParts = body.parts.slice(0, Math.max(0, MAX_BODY_TOKENS - bodyWhole.length));
   const other: string[] = [];
-  for (const file of item.files) other.push(...lexemes(pathWords(file)));
-  for (const label of item.labels) other.push(...lexemes(label));
-  return { title: title.join(' '), body: body.join(' '), other: other.join(' '), length: title.length + body.length + other.length };
+  const parts: string[] = [...title.parts, ...bodyParts];
+  const add = (text: string): void => {
+    const words = lexemeParts(text);
+    other.push(...words.whole);
+    parts.push(...words.parts);
+  };
+  for (const file of item.files) add(pathWords(file));
+  for (const label of item.labels) add(label);
+  return {
+    title: title.whole.join(' '),
+    body: bodyWhole.join(' '),
+    other: other.join(' '),
+    parts: parts.join(' '),
+    length: title.whole.length + bodyWhole.length + other.length + parts.length,
+  };
 }
 
 /**

@@ -75,3 +75,40 @@ describe('lexical proximity and term coverage', () => {
     for (const c of candidates) expect(c.signals.proximity ?? 0).toBe(0);
   });
 });
+
+describe('the words of a camelCase identifier weigh less than whole words', () => {
+  let index: Indexed;
+  let service: SearchService;
+  beforeAll(async () => {
+    index = await buildIndex([
+      pr(11, 'Parens around a NewExpression callee', 'A NewExpression whose callee is a call keeps its parentheses.'),
+      pr(12, 'Publish a new version of the package to the registry', 'Release steps: bump the version, tag it and publish.'),
+      pr(13, 'Print a CallExpression like a NewExpression', 'The callee of a CallExpression is printed as for new.'),
+      pr(14, 'Docs for the CLI', 'Explain the options of the command line.'),
+      pr(15, 'Parser upgrade', 'Bump the parser to the latest release.'),
+    ]);
+    service = createSearchService({ db: index.db, vectors: index.vectors, embedder: index.embedder });
+  }, 120_000);
+  afterAll(async () => index?.close());
+
+  const lexicalScores = async (query: string) => {
+    const out = await service.search(index.workspaceId, SearchRequest.parse({ query, mode: 'fast' }), { debugCandidates: true });
+    const candidates = out.candidates ?? [];
+    const byLexical = [...candidates].sort((a, b) => b.paths.lexical - a.paths.lexical).map((c) => c.title);
+    return { byLexical, titles: out.results.map((r) => r.title) };
+  };
+
+  it('does not rank a NewExpression change first for a question that says "new" as a word', async () => {
+    const { byLexical, titles } = await lexicalScores('how do we release a new version');
+    expect(byLexical[0]).toBe('Publish a new version of the package to the registry');
+    expect(titles[0]).toBe('Publish a new version of the package to the registry');
+    // On "new" alone too: the whole word beats the identifier's part, though the NewExpression title is shorter.
+    const alone = await lexicalScores('new');
+    expect(alone.byLexical[0]).toBe('Publish a new version of the package to the registry');
+  });
+
+  it('still finds the identifier from its words and from its name', async () => {
+    expect((await lexicalScores('new expression callee')).byLexical[0]).toBe('Parens around a NewExpression callee');
+    expect((await lexicalScores('NewExpression')).byLexical.slice(0, 2).sort()).toEqual(['Parens around a NewExpression callee', 'Print a CallExpression like a NewExpression']);
+  });
+});

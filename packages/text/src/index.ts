@@ -1,5 +1,5 @@
-export { pathWords, tokenize, tokenizeFields, versionTokens } from './tokenize.js';
+export { pathWords, tokenize, tokenizeFields, tokenizeParts, versionTokens } from './tokenize.js';
 export type { TokenizableFields, FieldTokens } from './tokenize.js';
 export { STOP_WORDS } from './stopWords.js';
 export { stem } from './stem.js';
-export { lexemes, toLexeme } from './lexeme.js';
+export { lexemeParts, lexemes, toLexeme } from './lexeme.js';

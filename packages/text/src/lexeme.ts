@@ -1,4 +1,4 @@
-import { tokenize } from './tokenize.js';
+import { tokenize, tokenizeParts } from './tokenize.js';
 
 /**
  * A token as a Postgres lexeme: letters and digits only, so Postgres' text-search parser keeps it whole
@@ -15,4 +15,19 @@ export function lexemes(text: string): string[] {
     if (l) out.push(l);
   }
   return out;
+}
+
+const toLexemes = (tokens: readonly string[]): string[] => {
+  const out: string[] = [];
+  for (const t of tokens) {
+    const l = toLexeme(t);
+    if (l) out.push(l);
+  }
+  return out;
+};
+
+/** `tokenizeParts` then `toLexeme`: whole-word lexemes and the lexemes of camelCase words, apart. */
+export function lexemeParts(text: string): { whole: string[]; parts: string[] } {
+  const { whole, parts } = tokenizeParts(text);
+  return { whole: toLexemes(whole), parts: toLexemes(parts) };
 }

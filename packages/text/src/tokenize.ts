@@ -70,13 +70,25 @@ const splitCamel = (part: string): string[] => {
   return part.match(CAMEL_WORD) ?? [];
 };
 
+/**
+ * Where the words of a camelCase/PascalCase identifier go: `null` keeps them among the whole words (the
+ * default of `tokenize`), an array collects them apart (`tokenizeParts`).
+ */
+type PartSink = string[] | null;
+
 /** One dot/slash-free segment such as `language-js`, `TSMethodSignature` or `DATABASE_URL`. */
-const pushSegment = (out: string[], segment: string): void => {
+const pushSegment = (out: string[], segment: string, parts: PartSink = null): void => {
   const words: string[] = [];
+  const camel: boolean[] = [];
   for (const part of segment.split(SOFT_SEPARATOR)) {
-    if (part !== '') for (const word of splitCamel(part)) words.push(word.toLowerCase());
+    if (part === '') continue;
+    const split = splitCamel(part);
+    for (const word of split) {
+      words.push(word.toLowerCase());
+      camel.push(split.length > 1);
+    }
   }
-  for (const word of words) pushWord(out, word, words.length > 1);
+  for (const [i, word] of words.entries()) pushWord(camel[i] === true && parts !== null ? parts : out, word, words.length > 1);
   if (words.length > 1 && !words.some((w) => DIGITS.test(w))) {
     const joined = words.join('');
     if (joined.length <= MAX_TOKEN_LENGTH) out.push(LETTERS.test(joined) ? stemCached(joined) : joined);
@@ -98,24 +110,42 @@ export function versionTokens(version: string): string[] {
   return out;
 }
 
-const pushChunk = (out: string[], chunk: string): void => {
+const pushChunk = (out: string[], chunk: string, parts: PartSink): void => {
   if (VERSION.test(chunk)) {
     out.push(...versionTokens(chunk));
     return;
   }
   if (!HARD_SEPARATOR.test(chunk)) {
-    pushSegment(out, chunk);
+    pushSegment(out, chunk, parts);
     return;
   }
-  for (const segment of chunk.split(HARD_SEPARATOR)) if (segment !== '') pushSegment(out, segment);
+  for (const segment of chunk.split(HARD_SEPARATOR)) if (segment !== '') pushSegment(out, segment, parts);
 };
+
+function tokenizeInto(text: string, out: string[], parts: PartSink): void {
+  if (text === '') return;
+  const cleaned = text.replace(HTML_COMMENT, ' ').replace(APOSTROPHE, '');
+  for (const match of cleaned.matchAll(CHUNK)) pushChunk(out, match[0], parts);
+}
 
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  if (text === '') return out;
-  const cleaned = text.replace(HTML_COMMENT, ' ').replace(APOSTROPHE, '');
-  for (const match of cleaned.matchAll(CHUNK)) pushChunk(out, match[0]);
+  tokenizeInto(text, out, null);
   return out;
+}
+
+/**
+ * `tokenize` with the words of a camelCase/PascalCase identifier set apart: `whole` holds every other
+ * token (plain words, snake/kebab-case words, the identifier's joined form `newexpress`), `parts` the
+ * camelCase words (`new`, `express`). The index weighs a part below a whole word, so a question that says
+ * "new" as a word is not answered by every `NewExpression` change on that word alone, while "new
+ * expression" still finds it. `whole` and `parts` together hold exactly the tokens of `tokenize`.
+ */
+export function tokenizeParts(text: string): { whole: string[]; parts: string[] } {
+  const whole: string[] = [];
+  const parts: string[] = [];
+  tokenizeInto(text, whole, parts);
+  return { whole, parts };
 }
 
 /**

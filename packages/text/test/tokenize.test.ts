@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { pathWords, STOP_WORDS, tokenize, tokenizeFields, versionTokens } from '../src/index.js';
+import { pathWords, STOP_WORDS, tokenize, tokenizeFields, tokenizeParts, versionTokens } from '../src/index.js';
 
 const QUERIES = new URL('../../../../shared/data/github-prettier/queries.json', import.meta.url).pathname;
 
@@ -131,5 +131,20 @@ describe.skipIf(!existsSync(QUERIES))('tokenize on prettier changelog queries (n
     // Measured 2026-11: 290/312 overlapping; mean share 0.585 vs 0.490 for a naive split.
     expect(overlapping / queries.length).toBeGreaterThanOrEqual(0.9);
     expect(mean(ours)).toBeGreaterThan(mean(baseline) + 0.05);
+  });
+});
+
+describe('tokenizeParts', () => {
+  it('sets the words of a camelCase identifier apart and keeps its joined form whole', () => {
+    const { whole, parts } = tokenizeParts('Fix NewExpression callee parens in language-js');
+    expect(parts).toEqual(['new', 'express']);
+    expect(whole).toEqual(['fix', 'newexpress', 'calle', 'paren', 'languag', 'js', 'languagej']);
+  });
+
+  it('holds exactly the tokens of tokenize between its two lists', () => {
+    const text = 'TSMethodSignature in src/language-js/print.js, `get_userName()` and v3.0.0 for HTMLParser';
+    const { whole, parts } = tokenizeParts(text);
+    expect([...whole, ...parts].sort()).toEqual(tokenize(text).sort());
+    expect(parts).toEqual(['ts', 'method', 'signatur', 'user', 'name', 'html', 'parser']);
   });
 });

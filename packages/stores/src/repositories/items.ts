@@ -40,6 +40,8 @@ export interface LexicalFields {
   body: string;
   /** Weight C: file paths and labels. */
   other: string;
+  /** Weight D: the words of camelCase identifiers in any field (weighed below a whole word); absent = none. */
+  parts?: string;
   /** Number of tokens over all fields (BM25 document length). */
   length: number;
 }
@@ -108,11 +110,12 @@ export async function listLexicalSources(db: Queryable, workspaceId: string, aft
 export async function replaceLexicalIndex(tx: Queryable, itemId: string, lexical: LexicalFields): Promise<string[] | null> {
   const res = await tx.query<{ terms: string[] }>(
     `UPDATE items SET search_vector =
-       setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B') || setweight(to_tsvector('simple', $4), 'C'),
+       setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B') || setweight(to_tsvector('simple', $4), 'C') ||
+       setweight(to_tsvector('simple', $6), 'D'),
        lexical_length = $5
      WHERE id = $1
      RETURNING tsvector_to_array(search_vector) AS terms`,
-    [itemId, lexical.title, lexical.body, lexical.other, lexical.length],
+    [itemId, lexical.title, lexical.body, lexical.other, lexical.length, lexical.parts ?? ''],
   );
   if (res.rows.length === 0) return null;
   await refreshPostings(tx, itemId);
@@ -196,19 +199,20 @@ export async function upsertItems(tx: Queryable, rows: readonly { item: ItemRow;
     external_id: item.externalId, url: item.url, title: item.title, content: item.content, snippet: item.snippet,
     container: item.container, state: item.state, labels: item.labels, files: item.files, actor_names: item.actorNames,
     metadata: item.metadata, occurred_at: item.occurredAt, source_updated_at: item.sourceUpdatedAt, content_hash: item.contentHash,
-    lex_a: lexical.title, lex_b: lexical.body, lex_c: lexical.other, lexical_length: lexical.length,
+    lex_a: lexical.title, lex_b: lexical.body, lex_c: lexical.other, lex_d: lexical.parts ?? '', lexical_length: lexical.length,
   }));
   const res = await tx.query<{ id: string; terms: string[] }>(
     `INSERT INTO items (id, workspace_id, connection_id, source, type, external_id, url, title, content, snippet, container, state,
        labels, files, actor_names, metadata, occurred_at, source_updated_at, content_hash, search_vector, lexical_length, indexed_at)
      SELECT r.id, r.workspace_id, r.connection_id, r.source, r.type, r.external_id, r.url, r.title, r.content, r.snippet, r.container, r.state,
        r.labels, r.files, r.actor_names, r.metadata, r.occurred_at, r.source_updated_at, r.content_hash,
-       setweight(to_tsvector('simple', r.lex_a), 'A') || setweight(to_tsvector('simple', r.lex_b), 'B') || setweight(to_tsvector('simple', r.lex_c), 'C'),
+       setweight(to_tsvector('simple', r.lex_a), 'A') || setweight(to_tsvector('simple', r.lex_b), 'B') || setweight(to_tsvector('simple', r.lex_c), 'C') ||
+       setweight(to_tsvector('simple', r.lex_d), 'D'),
        r.lexical_length, now()
      FROM jsonb_to_recordset($1::jsonb) AS r(id text, workspace_id text, connection_id text, source text, type text, external_id text,
        url text, title text, content text, snippet text, container text, state text, labels text[], files text[], actor_names text[],
        metadata jsonb, occurred_at timestamptz, source_updated_at timestamptz, content_hash text, lex_a text, lex_b text, lex_c text,
-       lexical_length int)
+       lex_d text, lexical_length int)
      ORDER BY r.id
      ON CONFLICT (id) DO UPDATE SET connection_id = EXCLUDED.connection_id, type = EXCLUDED.type, url = EXCLUDED.url,
        title = EXCLUDED.title, content = EXCLUDED.content, snippet = EXCLUDED.snippet, container = EXCLUDED.container,
