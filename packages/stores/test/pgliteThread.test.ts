@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../src/index.js';
+import { openDatabase, readCommitted, runInteractive, type Db } from '../src/index.js';
 
 /**
  * PGlite in its worker thread (`PGLITE_THREAD=true`) behaves as PGlite on this thread did: errors keep
@@ -48,6 +48,51 @@ describe('PGlite in a worker thread', () => {
     release();
     await expect(tx).rejects.toThrow('roll back');
     expect((await outside).rows[0]!.n).toBe(0);
+  });
+
+  it("answers an API request's read while a background transaction holds the connection, and the transaction still commits whole", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const tx = db.transaction(async (t) => {
+      await t.query('INSERT INTO t (id, note) VALUES (6, $1)', ['six']);
+      await held;
+      await t.query('INSERT INTO t (id, note) VALUES (7, $1)', ['seven']);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The transaction waits on this thread (`held`): the read does not wait for its commit.
+    const read = await runInteractive(() => db.query<{ id: number }>('SELECT id FROM t WHERE id >= 6 ORDER BY id'));
+    expect(read.rows.map((r) => r.id)).toEqual([6]);
+    // A failing read borrowed into the transaction leaves it as it was.
+    await expect(runInteractive(() => db.query('SELECT no_such_column FROM t'))).rejects.toMatchObject({ code: '42703' });
+    release();
+    await tx;
+    const after = await db.query<{ id: number }>('SELECT id FROM t WHERE id >= 6 ORDER BY id');
+    expect(after.rows.map((r) => r.id)).toEqual([6, 7]);
+  });
+
+  it('keeps reads that build state (readCommitted) and writes out of an open transaction', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const tx = db.transaction(async (t) => {
+      await t.query('INSERT INTO t (id, note) VALUES (8, $1)', ['eight']);
+      await held;
+      throw new Error('roll back');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    let answered = false;
+    const committed = runInteractive(() => readCommitted(() => db.query<{ n: number }>('SELECT count(*)::int AS n FROM t WHERE id = 8'))).then((r) => {
+      answered = true;
+      return r;
+    });
+    const write = runInteractive(() => db.query('INSERT INTO t (id, note) VALUES (9, $1)', ['nine']));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered).toBe(false);
+    release();
+    await expect(tx).rejects.toThrow('roll back');
+    expect((await committed).rows[0]!.n).toBe(0);
+    await write;
+    const rows = await db.query<{ id: number }>('SELECT id FROM t WHERE id >= 8 ORDER BY id');
+    expect(rows.rows.map((r) => r.id)).toEqual([9]);
   });
 
   it('keeps this event loop turning while a long statement runs', async () => {

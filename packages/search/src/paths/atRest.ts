@@ -1,4 +1,4 @@
-import type { Db } from '@engram/stores';
+import { readCommitted, type Db } from '@engram/stores';
 
 /** How stale a snapshot may be served while writes go on, by default (`SEARCH_CONTEXT_STALENESS_MS`). */
 export const DEFAULT_SNAPSHOT_STALENESS_MS = 1_000;
@@ -30,7 +30,8 @@ export function snapshotAtRest<T>(db: Db, load: (workspaceId: string) => Promise
     if (loading.has(workspaceId) || performance.now() < (nextLoadAt.get(workspaceId) ?? 0)) return;
     const writes = db.writeCount();
     const startedAt = performance.now();
-    const done = load(workspaceId).then(
+    // Committed rows only (a snapshot outlives the request that loads it).
+    const done = readCommitted(() => load(workspaceId)).then(
       (value) => {
         const prev = loaded.get(workspaceId);
         if (!prev || prev.startedAt <= startedAt) loaded.set(workspaceId, { writes, startedAt, value });

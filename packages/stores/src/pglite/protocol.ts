@@ -1,6 +1,10 @@
 /** Messages between the main thread and the PGlite thread (`thread.ts` -> `worker.ts`). */
 export type PgliteRequest =
-  | { id: number; op: 'query'; sql: string; params: unknown[]; tx?: number; interactive?: boolean }
+  /**
+   * `interactive`: an API request's statement (goes before background work). `shareTx`: a read that may
+   * run inside the transaction holding the connection, between its statements, rather than wait for it.
+   */
+  | { id: number; op: 'query'; sql: string; params: unknown[]; tx?: number; interactive?: boolean; shareTx?: boolean }
   | { id: number; op: 'exec'; sql: string }
   /** Opens transaction `tx`; answered when it commits (after `commit`) or rolls back (after `rollback`). */
   | { id: number; op: 'begin'; tx: number; interactive?: boolean }

@@ -15,14 +15,26 @@ const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './w
 type Pending = { resolve: (reply: Extract<PgliteReply, { ok: boolean }>) => void; reject: (err: Error) => void };
 type Body<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-const interactiveContext = new AsyncLocalStorage<true>();
+const interactiveContext = new AsyncLocalStorage<{ committedOnly: boolean }>();
 
 /**
  * Runs `fn` as work someone waits for (an API request): its statements go before background jobs'
- * (indexing, re-cluster, expertise) in the PGlite thread's queue. Elsewhere it just runs `fn`.
+ * (indexing, re-cluster, expertise) in the PGlite thread's queue, and its reads may run inside a
+ * background transaction that holds the connection, between that transaction's statements, instead of
+ * waiting for its commit (they see its writes so far, as its own statements do). Elsewhere it just runs `fn`.
  */
 export function runInteractive<T>(fn: () => T): T {
-  return interactiveContext.run(true, fn);
+  return interactiveContext.run({ committedOnly: false }, fn);
+}
+
+/**
+ * Runs `fn`'s reads on committed data only (never inside another's open transaction): for what keeps
+ * state built from the rows it reads (the search read model's catch-up, a snapshot), which must not
+ * keep rows a transaction might still roll back. Keeps an API request's priority.
+ */
+export function readCommitted<T>(fn: () => T): T {
+  const store = interactiveContext.getStore();
+  return store ? interactiveContext.run({ committedOnly: true }, fn) : fn();
 }
 
 export interface PgliteThread {
@@ -84,8 +96,10 @@ export async function startPgliteThread(dir: string): Promise<PgliteThread> {
   };
 
   return {
-    query: async <R>(sql: string, params: readonly unknown[]) =>
-      result<R>(await ask({ op: 'query', sql, params: [...params], ...(interactiveContext.getStore() ? { interactive: true } : {}) })),
+    query: async <R>(sql: string, params: readonly unknown[]) => {
+      const store = interactiveContext.getStore();
+      return result<R>(await ask({ op: 'query', sql, params: [...params], ...(store ? { interactive: true, ...(store.committedOnly ? {} : { shareTx: true }) } : {}) }));
+    },
     exec: async (sql) => {
       result(await ask({ op: 'exec', sql }));
     },

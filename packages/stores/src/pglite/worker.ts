@@ -2,7 +2,13 @@
  * The PGlite thread: the embedded database runs here, so its statements (WebAssembly, synchronous once
  * started) never hold the event loop that answers HTTP. One instance, one connection: statements run in
  * the order they arrive, and a transaction's statements run inside PGlite's own `transaction`, while
- * statements outside it wait for it as they would on the main thread.
+ * statements outside it wait for it as they would on the main thread, with one exception: an API
+ * request's read (`shareTx`) runs inside the open transaction, between its statements, under a savepoint.
+ * A transaction's statements come one at a time from the main thread, and while that thread is busy
+ * answering searches a batch write holds the connection for hundreds of ms doing nothing; a search's
+ * read waiting for its commit made 16 concurrent searches queue behind every import batch. Such a read
+ * sees the transaction's writes so far (rows the batch may still roll back): what keeps state built from
+ * rows (the search read model, snapshots) reads with `readCommitted` instead.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
@@ -22,7 +28,11 @@ const failure = (id: number, err: unknown): PgliteReply => {
 /** An open transaction: its statements wait here until PGlite runs its callback. */
 interface OpenTx {
   pending: PgliteRequest[];
+  /** API requests' reads run between the transaction's statements, ahead of them. */
+  shared: Extract<PgliteRequest, { op: 'query' }>[];
   wake: (() => void) | null;
+  /** Holds the connection (its callback runs) and has not yet taken its commit or rollback. */
+  running: boolean;
 }
 
 async function main(): Promise<void> {
@@ -44,9 +54,37 @@ async function main(): Promise<void> {
     }
   };
 
+  /**
+   * A read borrowed into the open transaction, under a savepoint so its failure leaves the transaction
+   * as it was. When the transaction has already failed (the savepoint cannot be set), the read goes back
+   * to wait for it like any other.
+   */
+  const runShared = async (tx: Transaction, m: Extract<PgliteRequest, { op: 'query' }>): Promise<void> => {
+    try {
+      await tx.query('SAVEPOINT engram_shared_read');
+    } catch {
+      interactive.unshift({ ...m, shareTx: false });
+      return;
+    }
+    try {
+      const res = await tx.query(m.sql, m.params);
+      reply({ id: m.id, ok: true, rows: res.rows, affectedRows: res.affectedRows ?? res.rows.length });
+    } catch (err) {
+      await tx.query('ROLLBACK TO SAVEPOINT engram_shared_read');
+      reply(failure(m.id, err));
+    }
+    await tx.query('RELEASE SAVEPOINT engram_shared_read');
+  };
+
   /** Runs the transaction's statements as they come, until `commit` (resolves) or `rollback` (throws). */
   const drive = async (tx: Transaction, state: OpenTx): Promise<void> => {
+    state.running = true;
     for (;;) {
+      const read = state.shared.shift();
+      if (read) {
+        await runShared(tx, read);
+        continue;
+      }
       const m = state.pending.shift();
       if (!m) {
         await new Promise<void>((resolve) => (state.wake = resolve));
@@ -54,8 +92,11 @@ async function main(): Promise<void> {
         continue;
       }
       if (m.op === 'query') await run(tx, m);
-      else if (m.op === 'commit') return;
-      else if (m.op === 'rollback') throw new RolledBack();
+      else if (m.op === 'commit' || m.op === 'rollback') {
+        state.running = false;
+        if (m.op === 'rollback') throw new RolledBack();
+        return;
+      }
     }
   };
 
@@ -83,7 +124,13 @@ async function main(): Promise<void> {
             () => reply({ id: m.id, ok: true }),
             (err: unknown) => reply(err instanceof RolledBack ? { id: m.id, ok: true } : failure(m.id, err)),
           )
-          .finally(() => open.delete(m.tx));
+          .finally(() => {
+            state.running = false;
+            // Reads borrowed in after the transaction stopped taking them wait like any other.
+            interactive.unshift(...state.shared.map((r) => ({ ...r, shareTx: false })));
+            state.shared.length = 0;
+            open.delete(m.tx);
+          });
       }
       case 'close':
         return lite.close().then(
@@ -131,8 +178,17 @@ async function main(): Promise<void> {
       state.wake?.();
       return;
     }
+    // An API request's read while a transaction holds the connection: into it, between its statements.
+    if (m.op === 'query' && m.shareTx && isReadOnlySql(m.sql)) {
+      const holder = [...open.values()].find((s) => s.running);
+      if (holder) {
+        holder.shared.push(m);
+        holder.wake?.();
+        return;
+      }
+    }
     // A transaction's statements may arrive before it starts: they wait in its state.
-    if (m.op === 'begin') open.set(m.tx, { pending: [], wake: null });
+    if (m.op === 'begin') open.set(m.tx, { pending: [], shared: [], wake: null, running: false });
     if ((m.op === 'query' || m.op === 'begin') && m.interactive) interactive.push(m);
     else (m.op === 'query' && isReadOnlySql(m.sql) ? reads : others).push(m);
     pump();

@@ -1,4 +1,5 @@
 import type { Db } from '../../db.js';
+import { readCommitted } from '../../pglite/thread.js';
 import { itemPredicate } from './filterSql.js';
 import { GrowingPostingList, packFields } from './postingLists.js';
 import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatch, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
@@ -314,7 +315,8 @@ export function createMemoryReadModel(
     for (let round = 0; round < 3 && ready && !closed && db.writeCount() !== seenWrites; round++) {
       if (!inFlight) {
         inFlightSince = performance.now();
-        inFlight = catchUp().finally(() => {
+        // Committed rows only: a row seen inside an import's open transaction could still roll back.
+        inFlight = readCommitted(catchUp).finally(() => {
           inFlight = null;
         });
       }
