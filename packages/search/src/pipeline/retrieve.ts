@@ -8,6 +8,7 @@ import { emptyPath } from '../paths/types.js';
 import { vectorPath } from '../paths/vector.js';
 import { queryEntities } from '../queryEntities.js';
 import type { Question, QueryEmbedder, Retrieved } from './types.js';
+import { withTimeWindow } from './window.js';
 
 /** Candidates each path returns at most. */
 export const PATH_K = 200;
@@ -25,9 +26,11 @@ export interface RetrieveDeps {
 /**
  * Stage 1, retrieve: the five paths in parallel (lexical, vector, entity, cluster, actor), each with
  * the filter applied inside its read. The query is embedded once, for the vector and cluster paths;
- * `signal` cancels that embedding call.
+ * `signal` cancels that embedding call. A time window the question names ("since 3.5", "this year") first
+ * narrows `q.filter` (`window.ts`), so the later stages see the same filter.
  */
 export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathName) => boolean, signal?: AbortSignal): Promise<Retrieved & { lexicalMatches: number }> {
+  q.filter = await withTimeWindow(deps.db, q.query, q.filter);
   const embedStart = performance.now();
   const embedding =
     runs('vector') || runs('cluster') ? deps.embedder.embed([q.topic], { signal }).then((v) => ({ vector: v[0]!, ms: performance.now() - embedStart })) : null;

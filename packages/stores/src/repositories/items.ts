@@ -243,3 +243,31 @@ export async function setEmbeddingHashes(db: Queryable, hashes: readonly { itemI
     hashes.map((h) => h.hash),
   ]);
 }
+
+/** The time of a workspace's newest item, or null when it has none: what "this year" or "last month" count back from. */
+export async function newestItemAt(db: Queryable, workspaceId: string): Promise<string | null> {
+  const res = await db.query<{ at: Date | string | null }>('SELECT max(occurred_at) AS at FROM items WHERE workspace_id = $1', [workspaceId]);
+  const at = res.rows[0]?.at;
+  return at ? new Date(at).toISOString() : null;
+}
+
+/**
+ * When a workspace first released `version` (`3.5`, `3`), from its own items: a release or tag item
+ * naming it, or a change whose whole title says it releases it ("Release 3.5.0", "v3.5.0", "chore(release):
+ * 3.5.0", "Bump version to 3.5.0"). A shorter version stands for its line (`3` -> 3.0.0, 3.1.0 ...), so the
+ * first of the line counts. Null when no item says so.
+ */
+export async function releasedAt(db: Queryable, workspaceId: string, version: string): Promise<string | null> {
+  if (!/^\d+(?:\.\d+){0,2}$/.test(version)) return null;
+  const v = version.replace(/\./g, '\\.');
+  const releaseTitle = `^\\s*(chore\\(release\\)!?:\\s*|release[sd]?:?\\s+|releasing\\s+|bump(ed)?\\s+(the\\s+)?version\\s+to\\s+|version\\s+|prepare\\s+(for\\s+)?release\\s+)?v?${v}(\\.[0-9]+)*[^[:alnum:]]*$`;
+  const releaseItem = `(^|[^0-9.])v?${v}(\\.[0-9]+)*($|[^0-9.])`;
+  const res = await db.query<{ at: Date | string | null }>(
+    `SELECT min(occurred_at) AS at FROM items
+     WHERE workspace_id = $1 AND title IS NOT NULL
+       AND (title ~* $2 OR (type IN ('release', 'tag') AND title ~* $3))`,
+    [workspaceId, releaseTitle, releaseItem],
+  );
+  const at = res.rows[0]?.at;
+  return at ? new Date(at).toISOString() : null;
+}
