@@ -1,8 +1,10 @@
 // Soak: the real server (embedded default: `npm start` on a temp data dir) at a steady mixed request rate
 // for a long time while ingestion runs (a GitHub backfill through the fake GitHub, then a steady stream of
 // signed webhooks, each a new issue to index). Reports errors, latency percentiles (overall and per
-// window) and the server's resident memory over time.
-// Run: npm run bench -- soak [--minutes 10] [--rate 20] [--hooks-per-second 1] [--preload 400] [--out bench/results/soak.md]
+// window) and the server's resident memory over time. Ingestion stops after `--ingest-minutes` (default:
+// half the run) while the requests go on, so memory that grows with new items is told apart from memory
+// that grows with requests (a leak): the second part's resident memory should stay flat.
+// Run: npm run bench -- soak [--minutes 10] [--ingest-minutes 5] [--rate 20] [--hooks-per-second 1] [--preload 400] [--out bench/results/soak.md]
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +17,7 @@ import { adminGet, runCli, startServer, waitFor } from '@engram/test/processes';
 const { values } = parseArgs({
   options: {
     minutes: { type: 'string', default: '10' },
+    'ingest-minutes': { type: 'string' },
     rate: { type: 'string', default: '20' },
     'hooks-per-second': { type: 'string', default: '1' },
     preload: { type: 'string', default: '400' },
@@ -25,6 +28,7 @@ const { values } = parseArgs({
 });
 if (!hasPrettierCorpus()) throw new Error(`corpus not found at ${PRETTIER_CORPUS_PATH}`);
 const minutes = Number(values.minutes);
+const ingestMinutes = values['ingest-minutes'] === undefined ? minutes / 2 : Number(values['ingest-minutes']);
 const rate = Number(values.rate);
 const hooksPerSecond = Number(values['hooks-per-second']);
 const windowMs = Number(values['window-seconds']) * 1000;
@@ -127,25 +131,31 @@ try {
 
   const started = Date.now();
   const endAt = started + minutes * 60_000;
-  const windows: { t: number; requests: number; errors: number; p50: number; p99: number; rssMb: number; items: number; load1: number }[] = [];
+  const windows: { t: number; requests: number; errors: number; p50: number; p99: number; rssMb: number; items: number; hooks: number; ingesting: boolean; load1: number }[] = [];
   const itemCount = async () => {
     const s = await adminGet<{ connections: { streams: { items: number }[] }[] }>(server, token, '/admin/status').catch(() => null);
     return s ? s.connections.flatMap((c) => c.streams).reduce((a, x) => a + x.items, 0) : -1;
   };
   const requestTimer = setInterval(() => void fire(), 1000 / rate);
-  const hookTimer = hooksPerSecond > 0 ? setInterval(() => void hook(), 1000 / hooksPerSecond) : null;
+  let hookTimer = hooksPerSecond > 0 ? setInterval(() => void hook(), 1000 / hooksPerSecond) : null;
+  const ingestEndAt = started + ingestMinutes * 60_000;
+  const stopIngestion = setTimeout(() => {
+    if (hookTimer) clearInterval(hookTimer);
+    hookTimer = null;
+  }, ingestMinutes * 60_000);
   let windowStart = started;
   console.error(`soak: ${minutes} min at ${rate} req/s, ${hooksPerSecond} webhook/s, backfill of ${backfilled.length} objects; preloaded ${preloaded.length}`);
   while (Date.now() < endAt) {
     await new Promise((r) => setTimeout(r, Math.min(windowMs, endAt - Date.now())));
     const inWindow = samples.filter((s) => s.at >= windowStart);
     const sorted = inWindow.map((s) => s.ms).sort((a, b) => a - b);
-    const w = { t: Math.round((Date.now() - started) / 1000), requests: inWindow.length, errors: inWindow.filter((s) => !s.ok).length, p50: round(pct(sorted, 50)), p99: round(pct(sorted, 99)), rssMb: rssMb(), items: await itemCount(), load1: round(loadavg()[0]!) };
+    const w = { t: Math.round((Date.now() - started) / 1000), requests: inWindow.length, errors: inWindow.filter((s) => !s.ok).length, p50: round(pct(sorted, 50)), p99: round(pct(sorted, 99)), rssMb: rssMb(), items: await itemCount(), hooks, ingesting: windowStart < ingestEndAt, load1: round(loadavg()[0]!) };
     windows.push(w);
     console.error(JSON.stringify(w));
     windowStart = Date.now();
   }
   clearInterval(requestTimer);
+  clearTimeout(stopIngestion);
   if (hookTimer) clearInterval(hookTimer);
   await waitFor('requests in flight to finish', async () => inFlight === 0, 120_000, 100);
 
@@ -155,12 +165,14 @@ try {
     return [m.op, { requests: own.length, p50: round(pct(own, 50)), p99: round(pct(own, 99)) }];
   }));
   const firstRss = windows[0]?.rssMb ?? 0;
-  const later = windows.slice(Math.floor(windows.length / 2)).map((w) => w.rssMb);
+  // After ingestion stopped: the first window wholly without it, to the last.
+  const quiet = windows.filter((w) => !w.ingesting).map((w) => w.rssMb);
+  const later = quiet.length > 0 ? quiet : windows.slice(Math.floor(windows.length / 2)).map((w) => w.rssMb);
   const summary = {
     minutes, ratePerSecond: rate, webhooksPerSecond: hooksPerSecond, requests: samples.length, errors: samples.filter((s) => !s.ok).length, errorKinds: errors,
     webhooks: hooks, webhookErrors: hookErrors, maxInFlight,
     p50: round(pct(sorted, 50)), p95: round(pct(sorted, 95)), p99: round(pct(sorted, 99)), max: round(sorted.at(-1) ?? 0), byOp,
-    rssMb: { first: firstRss, last: windows.at(-1)?.rssMb ?? 0, max: Math.max(...windows.map((w) => w.rssMb)), secondHalfMin: Math.min(...later), secondHalfMax: Math.max(...later) },
+    rssMb: { first: firstRss, last: windows.at(-1)?.rssMb ?? 0, max: Math.max(...windows.map((w) => w.rssMb)), quietFirst: later[0] ?? 0, quietMin: Math.min(...later), quietMax: Math.max(...later) },
     githubRequests: github.state.requests, githubRateLimited: github.state.rateLimited,
     loadAverage: loadavg().map(round),
   };
@@ -169,11 +181,12 @@ try {
     const lines = [
       `# Soak (${minutes} min)`,
       '',
-      `\`npm run bench -- soak --minutes ${minutes} --rate ${rate} --hooks-per-second ${hooksPerSecond} --preload ${preload} --backfill ${backfillCount}\`, ${new Date().toISOString().slice(0, 10)}: the embedded default`,
+      `\`npm run bench -- soak --minutes ${minutes} --ingest-minutes ${ingestMinutes} --rate ${rate} --hooks-per-second ${hooksPerSecond} --preload ${preload} --backfill ${backfillCount}\`, ${new Date().toISOString().slice(0, 10)}: the embedded default`,
       `(\`npm start\` on a temp data dir, PGlite, in-process queue, embeddings from the fake OpenAI-compatible server) at a steady`,
       `${rate} requests/s (search fast 45%, balanced 20%, contents 15%, findsimilar 10%, related 10%; open loop: a request`,
       `is sent every ${Math.round(1000 / rate)} ms whatever the others do) while ingestion runs: a backfill of ${backfilled.length} prettier objects through the`,
-      `fake GitHub (rate-limited) and ${hooksPerSecond} signed webhook/s, each opening a new issue to index. Load average at the end: ${summary.loadAverage.join(', ')}.`,
+      `fake GitHub (rate-limited) and ${hooksPerSecond} signed webhook/s, each opening a new issue to index, for the first ${ingestMinutes} min;`,
+      `then the same requests with no ingestion, so resident memory that keeps growing there is a leak, not new items. Load average at the end: ${summary.loadAverage.join(', ')}.`,
       '',
       '| figure | value |',
       '| --- | --- |',
@@ -182,16 +195,17 @@ try {
       `| webhooks delivered / refused | ${hooks} / ${hookErrors} |`,
       `| latency p50 / p95 / p99 / max (client side, ms) | ${summary.p50} / ${summary.p95} / ${summary.p99} / ${summary.max} |`,
       `| server resident memory first / last / max (MB) | ${summary.rssMb.first} / ${summary.rssMb.last} / ${summary.rssMb.max} |`,
+      `| resident memory with no ingestion: first window / min / max / last (MB) | ${summary.rssMb.quietFirst} / ${summary.rssMb.quietMin} / ${summary.rssMb.quietMax} / ${summary.rssMb.last} |`,
       '',
       '| operation | requests | p50 ms | p99 ms |',
       '| --- | --- | --- | --- |',
       ...Object.entries(byOp).map(([op, v]) => `| ${op} | ${v.requests} | ${v.p50} | ${v.p99} |`),
       '',
-      `Per ${windowMs / 1000} s window (items: objects the backfill has synced so far):`,
+      `Per ${windowMs / 1000} s window (items: objects the backfill has synced so far; webhooks: issues delivered so far):`,
       '',
-      '| t (s) | requests | errors | p50 ms | p99 ms | RSS MB | items | load 1m |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- |',
-      ...windows.map((w) => `| ${w.t} | ${w.requests} | ${w.errors} | ${w.p50} | ${w.p99} | ${w.rssMb} | ${w.items} | ${w.load1} |`),
+      '| t (s) | ingesting | requests | errors | p50 ms | p99 ms | RSS MB | items | webhooks | load 1m |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      ...windows.map((w) => `| ${w.t} | ${w.ingesting ? 'yes' : 'no'} | ${w.requests} | ${w.errors} | ${w.p50} | ${w.p99} | ${w.rssMb} | ${w.items} | ${w.hooks} | ${w.load1} |`),
       '',
     ];
     await writeFile(values.out, lines.join('\n'));
