@@ -5,6 +5,7 @@ import { createAreaModelCache } from './areaLift.js';
 import { toItemFilter } from './filters.js';
 import { DEFAULT_FUSION, type PathName } from './fusion.js';
 import { createActorDirectoryCache } from './paths/actor.js';
+import { sharedSnapshots } from './paths/atRest.js';
 import { createCentroidCache } from './paths/cluster.js';
 import { DEFAULT_LEXICAL } from './paths/lexical.js';
 import { createContextReader } from './pipeline/context.js';
@@ -26,10 +27,11 @@ export type { QueryEmbedder, SearchDeps, SearchOptions, SearchOutcome } from './
  */
 export function createSearchService(deps: SearchDeps) {
   const read = deps.read ?? openSearchReadModel(deps.db, deps.readStalenessMs ? { maxStalenessMs: deps.readStalenessMs } : {});
-  const centroids = createCentroidCache(deps.db, deps.contextStalenessMs);
-  const actors = createActorDirectoryCache(deps.db, deps.contextStalenessMs);
+  const shared = sharedSnapshots(deps.db, deps.contextStalenessMs);
+  const centroids = createCentroidCache(deps.db, shared);
+  const actors = createActorDirectoryCache(deps.db, shared, deps.contextStalenessMs);
   const areaModel = createAreaModelCache(deps.db);
-  const context = createContextReader(deps.db, deps.contextStalenessMs);
+  const context = createContextReader(deps.db, shared, deps.contextStalenessMs);
   const embedder = memoizeEmbedder(deps.embedder);
 
   const fusion = deps.fusion ?? DEFAULT_FUSION;

@@ -1,5 +1,5 @@
 import type { Db } from '@engram/stores';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { snapshotAtRest } from '../src/paths/atRest.js';
 
 /** A database that only counts writes, and a loader that reads "the rows" as they are when it runs. */
@@ -21,6 +21,14 @@ function fixture(kind: 'pglite' | 'postgres' = 'pglite') {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe('snapshotAtRest', () => {
+  // The clock the staleness bound and the pacing read (timers stay real).
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('reads per query on a Postgres server, where other processes write', async () => {
     const f = fixture('postgres');
     const snap = snapshotAtRest(f.db, f.load);
@@ -42,14 +50,23 @@ describe('snapshotAtRest', () => {
 
   it('while writes go on, serves the recent snapshot and reloads it in the background', async () => {
     const f = fixture();
-    const snap = snapshotAtRest(f.db, f.load, 60_000);
+    const snap = snapshotAtRest(f.db, f.load, 1_000);
     snap.get('ws');
     await settle();
     f.write('v1');
     expect(await snap.get('ws')).toBe('v0'); // stale but within the bound: no per-query read
     await settle();
+    expect(f.loads()).toBe(1); // reloads are paced: not before half the bound has passed
+    vi.advanceTimersByTime(600);
+    expect(await snap.get('ws')).toBe('v0');
+    await settle();
     expect(await snap.get('ws')).toBe('v1');
     expect(f.loads()).toBe(2);
+    f.write('v2');
+    vi.advanceTimersByTime(1_100);
+    expect(snap.get('ws')).toBeNull(); // past the bound: read per query until the reload lands
+    await settle();
+    expect(await snap.get('ws')).toBe('v2');
   });
 
   it('past the staleness bound, answers null (read per query) rather than miss writes', async () => {
@@ -73,9 +90,9 @@ describe('snapshotAtRest', () => {
     expect(snap.get('ws')).toBeNull();
     expect(snap.get('ws')).toBeNull();
     await settle();
-    expect(snap.get('ws')).toBeNull(); // the failed load left nothing (and its pacing delay is short)
+    expect(snap.get('ws')).toBeNull(); // the failed load left nothing
     fail = false;
-    await settle();
+    vi.advanceTimersByTime(600);
     snap.get('ws');
     await settle();
     expect(await snap.get('ws')).toBe('v0');

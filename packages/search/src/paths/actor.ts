@@ -1,6 +1,6 @@
-import { actorDirectory, actorItems, itemsOfActors, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
+import { actorDirectory, itemsOfActors, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
-import { snapshotAtRest } from './atRest.js';
+import { derive, snapshotAtRest, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
 const ROLE_WEIGHT: Record<string, number> = { author: 1, assignee: 0.8, reviewer: 0.6, creator: 0.6, committer: 0.4, merger: 0.3, commenter: 0.3 };
@@ -30,16 +30,16 @@ const newestFirst = (a: ActorItem, b: ActorItem): number => b.occurredAt - a.occ
  * search, and during ingestion a search does not reload them. On a Postgres server, where other
  * processes write, they are read again after a minute.
  */
-export function createActorDirectoryCache(db: Db, maxStaleMs?: number) {
-  const itemsByActor = snapshotAtRest(db, async (workspaceId) => {
+export function createActorDirectoryCache(db: Db, shared: SharedSnapshots, maxStaleMs?: number) {
+  const itemsByActor = derive(shared.actorItems, (all) => {
     const byActor = new Map<string, ActorItem[]>();
-    for (const r of await actorItems(db, workspaceId)) {
+    for (const r of all) {
       const row = { id: r.id, actor_id: r.actorId, role: r.role, occurredAt: r.occurredAt };
       (byActor.get(r.actorId) ?? byActor.set(r.actorId, []).get(r.actorId)!).push(row);
     }
     for (const rows of byActor.values()) rows.sort(newestFirst);
     return byActor;
-  }, maxStaleMs);
+  });
   const items: Directory['items'] = async (read, filter, actorIds, limit) => {
     const snapshot = itemsByActor.get(filter.workspaceId);
     if (!snapshot) return itemsOfActors(db, filter, actorIds, limit);

@@ -1,4 +1,4 @@
-import { readCommitted, type Db } from '@engram/stores';
+import { actorItems, clusterMembership, runInBackground, type Db } from '@engram/stores';
 
 /** How stale a snapshot may be served while writes go on, by default (`SEARCH_CONTEXT_STALENESS_MS`). */
 export const DEFAULT_SNAPSHOT_STALENESS_MS = 1_000;
@@ -16,11 +16,12 @@ export const DEFAULT_SNAPSHOT_STALENESS_MS = 1_000;
  * expertise pass or a re-cluster never waits for a whole snapshot to load, nor reads per query while a
  * recent snapshot exists; and what it serves misses at most the last `maxStaleMs` of writes.
  *
- * Reloads are paced: the next one begins no sooner than four times the last one's duration after it
- * ended, so under a steady stream of writes reloading costs at most a fifth of the time (at 100k items
- * a load is a read of some 100k rows).
+ * Reloads are background work (an API request's statements go first) and paced: the next one begins no
+ * sooner than half the bound, nor than four times the last one's duration, after it ended, so under a
+ * steady stream of writes reloading costs at most a fifth of the time (at 100k items a load is a read of
+ * some 100k rows).
  */
-export function snapshotAtRest<T>(db: Db, load: (workspaceId: string) => Promise<T>, maxStaleMs = DEFAULT_SNAPSHOT_STALENESS_MS) {
+export function snapshotAtRest<T>(db: Db, load: (workspaceId: string) => Promise<T>, maxStaleMs = DEFAULT_SNAPSHOT_STALENESS_MS): Snapshot<T> {
   type Loaded = { writes: number; startedAt: number; value: T };
   const loaded = new Map<string, Loaded>();
   const loading = new Map<string, Promise<void>>();
@@ -30,8 +31,8 @@ export function snapshotAtRest<T>(db: Db, load: (workspaceId: string) => Promise
     if (loading.has(workspaceId) || performance.now() < (nextLoadAt.get(workspaceId) ?? 0)) return;
     const writes = db.writeCount();
     const startedAt = performance.now();
-    // Committed rows only (a snapshot outlives the request that loads it).
-    const done = readCommitted(() => load(workspaceId)).then(
+    // Background work: no request waits for it, and its reads see committed rows only.
+    const done = runInBackground(() => load(workspaceId)).then(
       (value) => {
         const prev = loaded.get(workspaceId);
         if (!prev || prev.startedAt <= startedAt) loaded.set(workspaceId, { writes, startedAt, value });
@@ -41,7 +42,7 @@ export function snapshotAtRest<T>(db: Db, load: (workspaceId: string) => Promise
     loading.set(workspaceId, done);
     void done.finally(() => {
       const endedAt = performance.now();
-      nextLoadAt.set(workspaceId, endedAt + 4 * (endedAt - startedAt));
+      nextLoadAt.set(workspaceId, endedAt + Math.max(maxStaleMs / 2, 4 * (endedAt - startedAt)));
       loading.delete(workspaceId);
     });
   };
@@ -52,7 +53,39 @@ export function snapshotAtRest<T>(db: Db, load: (workspaceId: string) => Promise
       const hit = loaded.get(workspaceId);
       if (hit && hit.writes === db.writeCount()) return Promise.resolve(hit.value);
       reload(workspaceId);
-      return hit && performance.now() - hit.startedAt <= maxStaleMs ? Promise.resolve(hit.value) : null;
+      return hit && performance.now() - hit.startedAt < maxStaleMs ? Promise.resolve(hit.value) : null;
     },
   };
 }
+
+/** A per-workspace snapshot: its value, or null when the caller must read per query. */
+export interface Snapshot<T> {
+  get(workspaceId: string): Promise<T> | null;
+}
+
+/** What `fn` derives from a snapshot, computed once per loaded value. */
+export function derive<T extends object, U>(source: Snapshot<T>, fn: (value: T) => U): Snapshot<U> {
+  const derived = new WeakMap<T, U>();
+  return {
+    get(workspaceId) {
+      const value = source.get(workspaceId);
+      return (
+        value?.then((v) => {
+          if (!derived.has(v)) derived.set(v, fn(v));
+          return derived.get(v)!;
+        }) ?? null
+      );
+    },
+  };
+}
+
+/** The snapshots of whole tables that several paths derive from, loaded once for all of them. */
+export function sharedSnapshots(db: Db, maxStaleMs?: number) {
+  return {
+    /** Every (item, actor, role) of the workspace. */
+    actorItems: snapshotAtRest(db, (workspaceId) => actorItems(db, workspaceId), maxStaleMs),
+    /** Every cluster member of the workspace. */
+    clusterMembership: snapshotAtRest(db, (workspaceId) => clusterMembership(db, workspaceId), maxStaleMs),
+  };
+}
+export type SharedSnapshots = ReturnType<typeof sharedSnapshots>;

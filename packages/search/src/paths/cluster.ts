@@ -1,6 +1,6 @@
-import { clusterCentroids, clusterMembers, clusterMembership, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
+import { clusterCentroids, clusterMembers, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
-import { snapshotAtRest } from './atRest.js';
+import { derive, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
 interface Centroid {
@@ -28,13 +28,13 @@ interface Member {
  * Cluster centroids per workspace, cached briefly (re-clustering replaces them); and every cluster's
  * members from a near-real-time snapshot (`snapshotAtRest`), so a search reads no members from the database.
  */
-export function createCentroidCache(db: Db, maxStaleMs?: number) {
+export function createCentroidCache(db: Db, shared: SharedSnapshots) {
   const cache = new Map<string, { at: number; centroids: Centroid[] }>();
-  const membership = snapshotAtRest(db, async (workspaceId) => {
+  const membership = derive(shared.clusterMembership, (all) => {
     const byCluster = new Map<string, Member[]>();
-    for (const m of await clusterMembership(db, workspaceId)) (byCluster.get(m.clusterId) ?? byCluster.set(m.clusterId, []).get(m.clusterId)!).push(m);
+    for (const m of all) (byCluster.get(m.clusterId) ?? byCluster.set(m.clusterId, []).get(m.clusterId)!).push(m);
     return byCluster;
-  }, maxStaleMs);
+  });
   const centroids = async (workspaceId: string): Promise<Centroid[]> => {
     const hit = cache.get(workspaceId);
     if (hit && Date.now() - hit.at < TTL_MS) return hit.centroids;

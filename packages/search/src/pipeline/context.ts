@@ -1,5 +1,5 @@
-import { actorCards, actorItems, actorsOf, clusterCards, clusterMembership, clustersOf, type ActorContext, type ClusterContext, type Db } from '@engram/stores';
-import { snapshotAtRest } from '../paths/atRest.js';
+import { actorCards, actorsOf, clusterCards, clustersOf, type ActorContext, type ClusterContext, type Db } from '@engram/stores';
+import { derive, snapshotAtRest, type SharedSnapshots } from '../paths/atRest.js';
 
 const ROLE_SCORE: Record<string, number> = { author: 3, reviewer: 2 };
 const CONTEXT_SIZE = 5;
@@ -10,17 +10,17 @@ const CONTEXT_SIZE = 5;
  * for the same rows, in the same order (`clustersOf` and `actorsOf` in `@engram/stores` are the
  * per-query reads).
  */
-export function createContextReader(db: Db, maxStaleMs?: number) {
-  const clusters = snapshotAtRest(db, async (workspaceId) => {
-    const [cards, members] = await Promise.all([clusterCards(db, workspaceId), clusterMembership(db, workspaceId)]);
-    return { cards: new Map(cards.map((c) => [c.id, c])), clusterOf: new Map(members.map((m) => [m.id, m.clusterId])) };
-  }, maxStaleMs);
-  const people = snapshotAtRest(db, async (workspaceId) => {
-    const [cards, rows] = await Promise.all([actorCards(db, workspaceId), actorItems(db, workspaceId)]);
-    const actorsOfItem = new Map<string, { actorId: string; role: string }[]>();
-    for (const r of rows) (actorsOfItem.get(r.id) ?? actorsOfItem.set(r.id, []).get(r.id)!).push({ actorId: r.actorId, role: r.role });
-    return { cards: new Map(cards.map((a) => [a.id, a])), actorsOfItem };
-  }, maxStaleMs);
+export function createContextReader(db: Db, shared: SharedSnapshots, maxStaleMs?: number) {
+  const clusterCardsOf = snapshotAtRest(db, async (workspaceId) => new Map((await clusterCards(db, workspaceId)).map((c) => [c.id, c])), maxStaleMs);
+  const clusterOfItem = derive(shared.clusterMembership, (members) => new Map(members.map((m) => [m.id, m.clusterId])));
+  const actorCardsOf = snapshotAtRest(db, async (workspaceId) => new Map((await actorCards(db, workspaceId)).map((a) => [a.id, a])), maxStaleMs);
+  const actorsOfItem = derive(shared.actorItems, (rows) => {
+    const byItem = new Map<string, { actorId: string; role: string }[]>();
+    for (const r of rows) (byItem.get(r.id) ?? byItem.set(r.id, []).get(r.id)!).push({ actorId: r.actorId, role: r.role });
+    return byItem;
+  });
+  const clusters = both(clusterCardsOf, clusterOfItem, (cards, clusterOf) => ({ cards, clusterOf }));
+  const people = both(actorCardsOf, actorsOfItem, (cards, actorsOfItem) => ({ cards, actorsOfItem }));
 
   return {
     /** Clusters of the page's items (first: the best-ranked item's), then the cluster path's clusters. */
@@ -54,3 +54,14 @@ export function createContextReader(db: Db, maxStaleMs?: number) {
   };
 }
 export type ContextReader = ReturnType<typeof createContextReader>;
+
+/** Two snapshots together, or null when either must be read per query. */
+function both<A, B, C>(a: { get(ws: string): Promise<A> | null }, b: { get(ws: string): Promise<B> | null }, join: (a: A, b: B) => C) {
+  return {
+    get(workspaceId: string): Promise<C> | null {
+      const x = a.get(workspaceId);
+      const y = b.get(workspaceId);
+      return x && y ? Promise.all([x, y]).then(([p, q]) => join(p, q)) : null;
+    },
+  };
+}

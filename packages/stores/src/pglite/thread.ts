@@ -28,6 +28,14 @@ export function runInteractive<T>(fn: () => T): T {
 }
 
 /**
+ * Runs `fn` as background work even inside an API request (a reload no request waits for): its
+ * statements queue behind requests' and never run inside another's open transaction.
+ */
+export function runInBackground<T>(fn: () => T): T {
+  return interactiveContext.exit(fn);
+}
+
+/**
  * Runs `fn`'s reads on committed data only (never inside another's open transaction): for what keeps
  * state built from the rows it reads (the search read model's catch-up, a snapshot), which must not
  * keep rows a transaction might still roll back. Keeps an API request's priority.
