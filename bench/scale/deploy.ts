@@ -6,9 +6,9 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { obliterateQueues } from '@engram/queue';
 import { spawnNpm, startEmbedded, type NpmProcess } from '../eval/service.js';
@@ -87,7 +87,13 @@ export async function startDeployment(options: {
         await engram.stop();
         if (options.keepDataDir) {
           await rm(options.keepDataDir, { recursive: true, force: true });
-          await rename(dataDir, options.keepDataDir);
+          await mkdir(dirname(options.keepDataDir), { recursive: true });
+          // Across file systems (tmp on its own mount) a rename fails: copy, then remove.
+          await rename(dataDir, options.keepDataDir).catch(async (err: NodeJS.ErrnoException) => {
+            if (err.code !== 'EXDEV') throw err;
+            await cp(dataDir, options.keepDataDir!, { recursive: true });
+            await rm(dataDir, { recursive: true, force: true });
+          });
         } else await rm(dataDir, { recursive: true, force: true });
       }),
     };

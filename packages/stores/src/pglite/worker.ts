@@ -47,7 +47,10 @@ async function main(): Promise<void> {
 
   const run = async (target: PGlite | Transaction, m: Extract<PgliteRequest, { op: 'query' }>): Promise<void> => {
     try {
+      const t0 = performance.now();
       const res = await target.query(m.sql, m.params);
+      const took = performance.now() - t0;
+      if (SLOW_MS > 0 && took > SLOW_MS) console.error(JSON.stringify({ slowStatementMs: Math.round(took), rows: res.rows.length, interactive: !!m.interactive, sql: m.sql.replace(/\s+/g, ' ').slice(0, 160) }));
       reply({ id: m.id, ok: true, rows: res.rows, affectedRows: res.affectedRows ?? res.rows.length });
     } catch (err) {
       reply(failure(m.id, err));
@@ -118,6 +121,7 @@ async function main(): Promise<void> {
         );
       case 'begin': {
         const state = open.get(m.tx)!;
+        const t0 = performance.now();
         return lite
           .transaction((tx) => drive(tx, state))
           .then(
@@ -125,6 +129,8 @@ async function main(): Promise<void> {
             (err: unknown) => reply(err instanceof RolledBack ? { id: m.id, ok: true } : failure(m.id, err)),
           )
           .finally(() => {
+            const took = performance.now() - t0;
+            if (SLOW_MS > 0 && took > SLOW_MS) console.error(JSON.stringify({ slowTransactionMs: Math.round(took), interactive: !!m.interactive }));
             state.running = false;
             // Reads borrowed in after the transaction stopped taking them wait like any other.
             interactive.unshift(...state.shared.map((r) => ({ ...r, shareTx: false })));
@@ -197,6 +203,8 @@ async function main(): Promise<void> {
 }
 
 class RolledBack extends Error {}
+
+const SLOW_MS = Number(process.env.DEBUG_PGLITE_SLOW_MS ?? 0);
 
 /** An API request's statements run ahead of waiting background work at most this many times in a row. */
 const INTERACTIVE_AHEAD = 16;
