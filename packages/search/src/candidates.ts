@@ -3,6 +3,7 @@ import type { ItemFilter } from './filters.js';
 import { PATH_NAMES, type PathName } from './fusion.js';
 import type { PathResult } from './paths/types.js';
 import { previewOf } from './preview.js';
+import { fileKinds } from './rank/fileKinds.js';
 import { writesReleaseNote } from './rank/releaseNotes.js';
 import type { Candidate } from './rank/types.js';
 
@@ -117,6 +118,8 @@ export function toCandidate(p: Pooled, row: ItemRow | undefined, fused: number, 
       isMergedPr: p.row.type === 'pull_request' && row?.metadata.merged === true ? 1 : 0,
       // A change (PR or commit) that wrote a release note; a changelog document itself is not one.
       releaseNote: row && CHANGE_TYPES.has(p.row.type) && writesReleaseNote(row.files) ? 1 : 0,
+      ...fileKinds(row?.files ?? []),
+      fileCount: row?.files.length ?? 0,
       titleLength: title.length,
       bodyLength: content.length,
     },

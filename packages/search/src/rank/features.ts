@@ -7,10 +7,10 @@
  * model records the version it was trained on and refuses features of another version.
  */
 import { tokenize } from '@engram/text';
-import { topicOf } from '../queryText.js';
+import { intentOf, timeWindowsOf, topicOf } from '../queryText.js';
 import type { Candidate } from './types.js';
 
-export const FEATURE_VERSION = 'ltr-features-v5';
+export const FEATURE_VERSION = 'ltr-features-v6';
 
 export const FEATURE_NAMES = [
   'pathLexical',
@@ -53,12 +53,36 @@ export const FEATURE_NAMES = [
   'coverageTimesPr',
   'fusedTimesCoverage',
   'areaTitleLift',
+  // v6: what the question asks for (`intentOf`), alone and beside the candidate signals it makes matter.
+  'docsShare',
+  'toolingShare',
+  'logFileCount',
+  'intentPeople',
+  'intentHowTo',
+  'intentChange',
+  'intentBug',
+  'howToTimesDocs',
+  'howToTimesTooling',
+  'howToTimesReleaseNote',
+  'howToTimesCosine',
+  'bugTimesReleaseNote',
+  'bugTimesCosine',
+  'bugTimesTitleCoverage',
+  'changeTimesReleaseNote',
+  'changeTimesRecency',
+  'changeTimesBm25Paths',
+  'peopleTimesActor',
+  'peopleTimesBm25Paths',
+  'recentPrior',
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
 const log1p = (x: number): number => Math.log1p(Math.max(0, x));
 const DAY_MS = 86_400_000;
+/** Half-life-like scales (days behind the newest candidate) of the change-window and "recently" priors. */
+const CHANGE_RECENCY_DAYS = 180;
+const RECENT_DAYS = 90;
 
 /** Lower-cased words with punctuation collapsed, for the exact phrase test (no stemming). */
 const phraseForm = (text: string): string =>
@@ -112,6 +136,9 @@ function titleMatch(q: QueryView, title: string) {
 /** Feature vectors (in FEATURE_NAMES order) of every candidate of one query's list. */
 export function computeFeatures(query: string, candidates: readonly Candidate[]): number[][] {
   const q = viewQuery(topicOf(query));
+  const intent = intentOf(query);
+  const [people, howTo, change, bug] = [intent.people, intent.howTo, intent.change, intent.bug].map((x) => (x ? 1 : 0)) as [number, number, number, number];
+  const recent = timeWindowsOf(query).some((w) => w.soft) ? 1 : 0;
   const best = candidates.reduce((m, c) => Math.max(m, c.fused), 0);
   const newest = candidates.reduce((m, c) => Math.max(m, Date.parse(c.occurredAt) || 0), 0);
   // Rank by fused score (ties by list position), 1-based.
@@ -127,6 +154,8 @@ export function computeFeatures(query: string, candidates: readonly Candidate[])
     const t = titleMatch(q, c.title);
     const occurred = Date.parse(c.occurredAt) || newest;
     const isPr = c.type === 'pull_request' ? 1 : 0;
+    const daysBehind = (newest - occurred) / DAY_MS;
+    const releaseNote = s('releaseNote') > 0 ? 1 : 0;
     const features: Record<FeatureName, number> = {
       pathLexical: c.paths.lexical,
       pathVector: c.paths.vector,
@@ -158,9 +187,9 @@ export function computeFeatures(query: string, candidates: readonly Candidate[])
       typeOther: ['pull_request', 'commit', 'issue'].includes(c.type) ? 0 : 1,
       isBot: s('isBot') > 0 ? 1 : 0,
       isMergedPr: s('isMergedPr') > 0 ? 1 : 0,
-      releaseNote: s('releaseNote') > 0 ? 1 : 0,
+      releaseNote,
       logRecencyDays: log1p(s('recencyDays')),
-      logDaysBehindNewest: log1p((newest - occurred) / DAY_MS),
+      logDaysBehindNewest: log1p(daysBehind),
       fused: c.fused,
       fusedShareOfBest: best > 0 ? c.fused / best : 0,
       fusedGapToBest: best - c.fused,
@@ -168,6 +197,26 @@ export function computeFeatures(query: string, candidates: readonly Candidate[])
       coverageTimesPr: t.coverage * isPr,
       fusedTimesCoverage: c.fused * t.coverage,
       areaTitleLift: s('areaTitleLift'),
+      docsShare: s('docsShare'),
+      toolingShare: s('toolingShare'),
+      logFileCount: log1p(s('fileCount')),
+      intentPeople: people,
+      intentHowTo: howTo,
+      intentChange: change,
+      intentBug: bug,
+      howToTimesDocs: howTo * s('docsShare'),
+      howToTimesTooling: howTo * s('toolingShare'),
+      howToTimesReleaseNote: howTo * releaseNote,
+      howToTimesCosine: howTo * s('cosine'),
+      bugTimesReleaseNote: bug * releaseNote,
+      bugTimesCosine: bug * s('cosine'),
+      bugTimesTitleCoverage: bug * t.coverage,
+      changeTimesReleaseNote: change * releaseNote,
+      changeTimesRecency: change * Math.exp(-daysBehind / CHANGE_RECENCY_DAYS),
+      changeTimesBm25Paths: change * log1p(s('bm25Paths')),
+      peopleTimesActor: people * c.paths.actor,
+      peopleTimesBm25Paths: people * log1p(s('bm25Paths')),
+      recentPrior: recent * Math.exp(-daysBehind / RECENT_DAYS),
     };
     return FEATURE_NAMES.map((name) => features[name]);
   });
