@@ -4,13 +4,13 @@ import { snapshotAtRest } from '../src/paths/atRest.js';
 
 /** A database that only counts writes, and a loader that reads "the rows" as they are when it runs. */
 function fixture(kind: 'pglite' | 'postgres' = 'pglite') {
-  let writes = 0;
+  const writes = new Map<string, number>();
   let rows = 'v0';
   let loads = 0;
-  const db = { kind, writeCount: () => writes } as unknown as Db;
-  const write = (value: string) => {
-    rows = value;
-    writes++;
+  const db = { kind, writeCount: (tables: string[]) => tables.reduce((n, t) => n + (writes.get(t) ?? 0), 0) } as unknown as Db;
+  const write = (value: string, table = 't') => {
+    if (table === 't') rows = value;
+    writes.set(table, (writes.get(table) ?? 0) + 1);
   };
   const load = async () => {
     loads++;
@@ -31,7 +31,7 @@ describe('snapshotAtRest', () => {
 
   it('reads per query on a Postgres server, where other processes write', async () => {
     const f = fixture('postgres');
-    const snap = snapshotAtRest(f.db, f.load);
+    const snap = snapshotAtRest(f.db, f.load, { tables: ['t'] });
     expect(snap.get('ws')).toBeNull();
     await settle();
     expect(snap.get('ws')).toBeNull();
@@ -40,7 +40,7 @@ describe('snapshotAtRest', () => {
 
   it('loads in the background, then serves the snapshot until a write', async () => {
     const f = fixture();
-    const snap = snapshotAtRest(f.db, f.load);
+    const snap = snapshotAtRest(f.db, f.load, { tables: ['t'] });
     expect(snap.get('ws')).toBeNull(); // the first search reads per query; the load has begun
     await settle();
     expect(await snap.get('ws')).toBe('v0');
@@ -50,7 +50,7 @@ describe('snapshotAtRest', () => {
 
   it('while writes go on, serves the recent snapshot and reloads it in the background', async () => {
     const f = fixture();
-    const snap = snapshotAtRest(f.db, f.load, 1_000);
+    const snap = snapshotAtRest(f.db, f.load, { maxStaleMs: 1_000, tables: ['t'] });
     snap.get('ws');
     await settle();
     f.write('v1');
@@ -69,9 +69,19 @@ describe('snapshotAtRest', () => {
     expect(await snap.get('ws')).toBe('v2');
   });
 
+  it('stays fresh through writes to tables it is not read from', async () => {
+    const f = fixture();
+    const snap = snapshotAtRest(f.db, f.load, { maxStaleMs: 0, tables: ['t'] });
+    snap.get('ws');
+    await settle();
+    f.write('ignored', 'other');
+    expect(await snap.get('ws')).toBe('v0');
+    expect(f.loads()).toBe(1);
+  });
+
   it('past the staleness bound, answers null (read per query) rather than miss writes', async () => {
     const f = fixture();
-    const snap = snapshotAtRest(f.db, f.load, 0);
+    const snap = snapshotAtRest(f.db, f.load, { maxStaleMs: 0, tables: ['t'] });
     snap.get('ws');
     await settle();
     f.write('v1');
@@ -83,10 +93,14 @@ describe('snapshotAtRest', () => {
   it('keeps one load at a time per workspace, and a failed load leaves the path reading per query', async () => {
     const f = fixture();
     let fail = true;
-    const snap = snapshotAtRest(f.db, async (ws) => {
-      if (fail) throw new Error('down');
-      return f.load();
-    });
+    const snap = snapshotAtRest(
+      f.db,
+      async () => {
+        if (fail) throw new Error('down');
+        return f.load();
+      },
+      { tables: ['t'] },
+    );
     expect(snap.get('ws')).toBeNull();
     expect(snap.get('ws')).toBeNull();
     await settle();

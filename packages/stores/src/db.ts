@@ -2,9 +2,10 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { startPgliteThread, type PgliteThread } from './pglite/thread.js';
-import { isReadOnlySql, type Queryable } from './queryable.js';
+import { writtenTables, type Queryable } from './queryable.js';
 
 export type { QueryResult, Queryable } from './queryable.js';
+export { writtenTables } from './queryable.js';
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
@@ -24,11 +25,13 @@ export interface Db extends Queryable {
    */
   withSchemaLock<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /**
-   * How many writes this handle has finished (transactions, and statements other than SELECT): a reader
-   * of the same handle that caches what it read compares it to know whether to look again. Counts this
+   * How many writes this handle has finished (transactions, and statements that change rows): a reader
+   * of the same handle that caches what it read compares it to know whether to look again. With
+   * `tables`, a number that changes only when a write may have changed one of them (a statement whose
+   * tables cannot be told, such as a delete that may cascade, counts for every table). Counts this
    * process's writes only.
    */
-  writeCount(): number;
+  writeCount(tables?: readonly string[]): number;
   close(): Promise<void>;
 }
 
@@ -57,16 +60,42 @@ export async function openDatabase(url: string, options: { poolSize?: number; pg
   return pgliteDb(options.pgliteThread ? await startPgliteThread(parsed.target) : await openPgliteHere(parsed.target));
 }
 
-/** Counts finished writes for `writeCount`. */
+/** Counts finished writes for `writeCount`, in all and per table. */
 function writeCounter() {
   let writes = 0;
+  let untold = 0;
+  const byTable = new Map<string, number>();
+  const bump = (tables: readonly string[] | null): void => {
+    writes++;
+    if (tables === null) untold++;
+    else for (const t of tables) byTable.set(t, (byTable.get(t) ?? 0) + 1);
+  };
   return {
-    count: () => writes,
-    async counted<T>(write: boolean, work: Promise<T>): Promise<T> {
+    count: (tables?: readonly string[]): number => (tables ? tables.reduce((n, t) => n + (byTable.get(t) ?? 0), untold) : writes),
+    /** A statement: counted once it has finished, for the tables it may have changed (none: not a write). */
+    async statement<T>(sql: string | null, work: Promise<T>): Promise<T> {
+      const tables = sql === null ? null : writtenTables(sql);
       try {
         return await work;
       } finally {
-        if (write) writes++;
+        if (tables === null || tables.length > 0) bump(tables);
+      }
+    },
+    /** A transaction: `fn` gets a handle that notes its statements' tables, counted when it has finished. */
+    async transaction<T>(run: (record: (tx: Queryable) => Queryable) => Promise<T>): Promise<T> {
+      let tables: Set<string> | null = new Set();
+      const record = (tx: Queryable): Queryable => ({
+        query: (sql, params) => {
+          const written = writtenTables(sql);
+          if (written === null) tables = null;
+          else for (const t of written) tables?.add(t);
+          return tx.query(sql, params);
+        },
+      });
+      try {
+        return await run(record);
+      } finally {
+        bump(tables && [...tables]);
       }
     },
   };
@@ -98,9 +127,9 @@ function pgliteDb(pglite: PgliteThread): Db {
   const writes = writeCounter();
   const db: Db = {
     kind: 'pglite',
-    query: <R>(sql: string, params: readonly unknown[] = []) => writes.counted(!isReadOnlySql(sql), pglite.query<R>(sql, params)),
-    exec: (sql) => writes.counted(true, pglite.exec(sql)),
-    transaction: (fn) => writes.counted(true, pglite.transaction(fn)),
+    query: <R>(sql: string, params: readonly unknown[] = []) => writes.statement(sql, pglite.query<R>(sql, params)),
+    exec: (sql) => writes.statement(null, pglite.exec(sql)),
+    transaction: (fn) => writes.transaction((record) => pglite.transaction((tx) => fn(record(tx)))),
     hasVectorExtension: async () => true,
     withSchemaLock: (fn) => fn(db),
     writeCount: writes.count,
@@ -152,7 +181,8 @@ function onConnection(
 ): Omit<Db, 'withSchemaLock' | 'close'> {
   const wrap = (q: pg.Pool | pg.PoolClient, counts: boolean): Queryable => ({
     query: async <R>(sql: string, params: readonly unknown[] = []) => {
-      const res = await writes.counted(counts && !isReadOnlySql(sql), q.query(sql, params as unknown[]));
+      const work = q.query(sql, params as unknown[]);
+      const res = await (counts ? writes.statement(sql, work) : work);
       return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
     },
   });
@@ -161,9 +191,9 @@ function onConnection(
     ...wrap(c, true),
     writeCount: writes.count,
     exec: async (sql) => {
-      await writes.counted(true, c.query(sql));
+      await writes.statement(null, c.query(sql));
     },
-    transaction: (fn) => writes.counted(true, runTransaction(conn, wrap, fn)),
+    transaction: (fn) => writes.transaction((record) => runTransaction(conn, wrap, (tx) => fn(record(tx)))),
     hasVectorExtension: async () => {
       const res = await c.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
       return (res.rowCount ?? 0) > 0;

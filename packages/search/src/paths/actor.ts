@@ -59,7 +59,7 @@ export function createActorDirectoryCache(db: Db, shared: SharedSnapshots, maxSt
       for (const { actorId, domains: list } of domains) for (const d of new Set(list.map((x) => x.toLowerCase()))) experts.set(d, [...(experts.get(d) ?? []), actorId]);
       return { named, experts, items };
     });
-  const snapshots = snapshotAtRest(db, readDirectory, maxStaleMs);
+  const snapshots = snapshotAtRest(db, readDirectory, { maxStaleMs, tables: ['actors', 'actor_identities'] });
   const cache = new Map<string, { at: number; directory: Promise<Directory> }>();
   return (workspaceId: string): Promise<Directory> => {
     if (db.kind === 'pglite') return snapshots.get(workspaceId) ?? readDirectory(workspaceId);

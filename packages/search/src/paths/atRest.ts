@@ -6,7 +6,7 @@ export const DEFAULT_SNAPSHOT_STALENESS_MS = 1_000;
 /**
  * A per-workspace snapshot of what a path would otherwise read per query (cluster members, people's
  * items, the actor directory), on the embedded default only (this process is the only writer, so
- * `Db.writeCount` sees every write). On a Postgres server, where other processes write, `get` always
+ * `Db.writeCount` sees every write), following writes to the `tables` it is read from. On a Postgres server, where other processes write, `get` always
  * answers null and the path reads per query.
  *
  * Near-real-time, as a search engine's refresh interval is: a snapshot no write has followed is served
@@ -21,7 +21,13 @@ export const DEFAULT_SNAPSHOT_STALENESS_MS = 1_000;
  * steady stream of writes reloading costs at most a fifth of the time (at 100k items a load is a read of
  * some 100k rows).
  */
-export function snapshotAtRest<T>(db: Db, load: (workspaceId: string) => Promise<T>, maxStaleMs = DEFAULT_SNAPSHOT_STALENESS_MS): Snapshot<T> {
+export function snapshotAtRest<T>(
+  db: Db,
+  load: (workspaceId: string) => Promise<T>,
+  options: { maxStaleMs?: number | undefined; tables: readonly string[] },
+): Snapshot<T> {
+  const { maxStaleMs = DEFAULT_SNAPSHOT_STALENESS_MS, tables } = options;
+  const writeCount = (): number => db.writeCount(tables);
   type Loaded = { writes: number; startedAt: number; value: T };
   const loaded = new Map<string, Loaded>();
   const loading = new Map<string, Promise<void>>();
@@ -29,7 +35,7 @@ export function snapshotAtRest<T>(db: Db, load: (workspaceId: string) => Promise
 
   const reload = (workspaceId: string): void => {
     if (loading.has(workspaceId) || performance.now() < (nextLoadAt.get(workspaceId) ?? 0)) return;
-    const writes = db.writeCount();
+    const writes = writeCount();
     const startedAt = performance.now();
     // Background work: no request waits for it, and its reads see committed rows only.
     const done = runInBackground(() => load(workspaceId)).then(
@@ -51,7 +57,7 @@ export function snapshotAtRest<T>(db: Db, load: (workspaceId: string) => Promise
     get(workspaceId: string): Promise<T> | null {
       if (db.kind !== 'pglite') return null;
       const hit = loaded.get(workspaceId);
-      if (hit && hit.writes === db.writeCount()) return Promise.resolve(hit.value);
+      if (hit && hit.writes === writeCount()) return Promise.resolve(hit.value);
       reload(workspaceId);
       return hit && performance.now() - hit.startedAt < maxStaleMs ? Promise.resolve(hit.value) : null;
     },
@@ -83,9 +89,9 @@ export function derive<T extends object, U>(source: Snapshot<T>, fn: (value: T) 
 export function sharedSnapshots(db: Db, maxStaleMs?: number) {
   return {
     /** Every (item, actor, role) of the workspace. */
-    actorItems: snapshotAtRest(db, (workspaceId) => actorItems(db, workspaceId), maxStaleMs),
+    actorItems: snapshotAtRest(db, (workspaceId) => actorItems(db, workspaceId), { maxStaleMs, tables: ['item_actors', 'items'] }),
     /** Every cluster member of the workspace. */
-    clusterMembership: snapshotAtRest(db, (workspaceId) => clusterMembership(db, workspaceId), maxStaleMs),
+    clusterMembership: snapshotAtRest(db, (workspaceId) => clusterMembership(db, workspaceId), { maxStaleMs, tables: ['cluster_members'] }),
   };
 }
 export type SharedSnapshots = ReturnType<typeof sharedSnapshots>;

@@ -11,9 +11,9 @@ const CONTEXT_SIZE = 5;
  * per-query reads).
  */
 export function createContextReader(db: Db, shared: SharedSnapshots, maxStaleMs?: number) {
-  const clusterCardsOf = snapshotAtRest(db, async (workspaceId) => new Map((await clusterCards(db, workspaceId)).map((c) => [c.id, c])), maxStaleMs);
+  const clusterCardsOf = snapshotAtRest(db, async (workspaceId) => new Map((await clusterCards(db, workspaceId)).map((c) => [c.id, c])), { maxStaleMs, tables: ['clusters'] });
   const clusterOfItem = derive(shared.clusterMembership, (members) => new Map(members.map((m) => [m.id, m.clusterId])));
-  const actorCardsOf = snapshotAtRest(db, async (workspaceId) => new Map((await actorCards(db, workspaceId)).map((a) => [a.id, a])), maxStaleMs);
+  const actorCardsOf = snapshotAtRest(db, async (workspaceId) => new Map((await actorCards(db, workspaceId)).map((a) => [a.id, a])), { maxStaleMs, tables: ['actors'] });
   const actorsOfItem = derive(shared.actorItems, (rows) => {
     const byItem = new Map<string, { actorId: string; role: string }[]>();
     for (const r of rows) (byItem.get(r.id) ?? byItem.set(r.id, []).get(r.id)!).push({ actorId: r.actorId, role: r.role });

@@ -11,6 +11,8 @@ const PAGE = 1000;
  * postings (about a hundred rows an item) on this thread, so pages stay small while an import runs.
  */
 const CATCH_UP_PAGE = 256;
+/** The tables of the change feed a catch-up reads: writes to others (expertise, clusters) need none. */
+const CHANGE_FEED = ['items', 'item_tombstones'];
 
 interface EntityEntry {
   id: string;
@@ -278,7 +280,7 @@ export function createMemoryReadModel(
 
   async function catchUp(): Promise<void> {
     for (;;) {
-      const writes = db.writeCount();
+      const writes = db.writeCount(CHANGE_FEED);
       const [changed, gone] = await Promise.all([
         db.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE change_seq > $1 ORDER BY change_seq LIMIT ${CATCH_UP_PAGE}`, [lastSeq]),
         db.query<{ change_seq: string; workspace_id: string; item_id: string }>('SELECT change_seq, workspace_id, item_id FROM item_tombstones WHERE change_seq > $1 ORDER BY change_seq', [lastSeq]),
@@ -312,7 +314,7 @@ export function createMemoryReadModel(
 
   /** Applies every write committed before the call (a catch-up already running may have started before it). */
   async function refresh(): Promise<void> {
-    for (let round = 0; round < 3 && ready && !closed && db.writeCount() !== seenWrites; round++) {
+    for (let round = 0; round < 3 && ready && !closed && db.writeCount(CHANGE_FEED) !== seenWrites; round++) {
       if (!inFlight) {
         inFlightSince = performance.now();
         // Committed rows only: a row seen inside an import's open transaction could still roll back.
