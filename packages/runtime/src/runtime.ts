@@ -60,7 +60,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
   // Cache hits never reach the model; misses from concurrent index jobs share batches.
   const cacheStore = createEmbeddingCacheStore(db);
   const embedder = withEmbeddingCache(createCoalescingEmbedder(baseEmbedder), cacheStore);
-  const queryEmbedder = withEmbeddingCache(baseEmbedder, cacheStore);
+  const queryEmbedder = withEmbeddingCache(baseEmbedder, cacheStore, { writeBehind: true });
   const collection = await vectors.ensureCollection({ model: embedder.model, dimensions: embedder.dimensions });
   if (collection.modelChanged) logger.warn({ previous: collection.previous, model: embedder.model }, 'embedding model changed: every item will be re-embedded');
   const queue = openQueue(config.redisUrl, {

@@ -33,7 +33,7 @@ export function createAreaModelCache(db: Db, maxTerms = CACHED_TERMS): AreaModel
   // The build read last, per workspace: on the embedded default no rebuild can happen without a write of this process.
   const versions = new Map<string, { writes: number; version: ReturnType<typeof getAreaModelVersion> }>();
   const versionOf = (workspaceId: string): ReturnType<typeof getAreaModelVersion> => {
-    const writes = db.writeCount();
+    const writes = db.writeCount(['area_models']);
     const hit = versions.get(workspaceId);
     if (db.kind === 'pglite' && hit?.writes === writes) return hit.version;
     const version = getAreaModelVersion(db, workspaceId);

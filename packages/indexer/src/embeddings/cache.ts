@@ -8,7 +8,11 @@ export function textHash(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-export function withEmbeddingCache(provider: EmbeddingProvider, cache: EmbeddingCache): EmbeddingProvider {
+/**
+ * `writeBehind`: new vectors are stored without waiting (a query's embedding answers as soon as the
+ * provider does; a failed store only costs a later miss).
+ */
+export function withEmbeddingCache(provider: EmbeddingProvider, cache: EmbeddingCache, settings: { writeBehind?: boolean } = {}): EmbeddingProvider {
   async function embed(texts: string[], options?: EmbedOptions): Promise<number[][]> {
     if (texts.length === 0) return [];
     const hashes = texts.map(textHash);
@@ -28,7 +32,8 @@ export function withEmbeddingCache(provider: EmbeddingProvider, cache: Embedding
         throw new Error(`${model} returned ${vectors.length} vectors for ${misses.length} texts`);
       }
       const entries = misses.map(([hash], i) => ({ hash, vector: vectors[i]! }));
-      await cache.put(model, entries);
+      if (settings.writeBehind) void cache.put(model, entries).catch(() => undefined);
+      else await cache.put(model, entries);
       for (const { hash, vector } of entries) known.set(hash, vector);
     }
     return hashes.map((hash) => {

@@ -62,6 +62,51 @@ export function requestContext(logger: Logger): RequestHandler {
 }
 
 /**
+ * Live keys and existing workspaces, remembered on the embedded default until this process writes
+ * `api_keys` or `workspaces` again (it is the only writer there, so a revocation still takes effect on
+ * the key's next request): two statements fewer a request, each of which could wait behind an import's.
+ * On a Postgres server, where other processes revoke keys, every request reads them.
+ */
+function keyCache(db: Db) {
+  const tables = ['api_keys', 'workspaces'];
+  let version = -1;
+  const keys = new Map<string, { keyId: string; workspaceId: string }>();
+  const workspaces = new Set<string>();
+  const current = (): boolean => {
+    if (db.kind !== 'pglite') return false;
+    const now = db.writeCount(tables);
+    if (now !== version) {
+      keys.clear();
+      workspaces.clear();
+      version = now;
+    }
+    return true;
+  };
+  return {
+    async resolve(key: string) {
+      if (!current()) return resolveApiKey(db, key);
+      const known = keys.get(key);
+      if (known) return known;
+      const seenAt = version;
+      const found = await resolveApiKey(db, key);
+      // Unknown keys are not remembered (anyone can send new ones).
+      if (found && db.writeCount(tables) === seenAt && keys.size < 10_000) keys.set(key, found);
+      return found;
+    },
+    async workspaceExists(id: string): Promise<boolean> {
+      if (!current()) return (await getWorkspace(db, id)) !== null;
+      if (workspaces.has(id)) return true;
+      const seenAt = version;
+      const exists = (await getWorkspace(db, id)) !== null;
+      if (exists && db.writeCount(tables) === seenAt) workspaces.add(id);
+      return exists;
+    },
+  };
+}
+const keyCaches = new WeakMap<Db, ReturnType<typeof keyCache>>();
+const keysOf = (db: Db) => keyCaches.get(db) ?? keyCaches.set(db, keyCache(db)).get(db)!;
+
+/**
  * Bearer API key -> workspace. `X-Workspace-ID` names the workspace; a key may use only its own, and
  * a workspace that does not exist is 403 too (no probing for ids). Where the header is optional
  * (`headerRequired: false`), the key's own workspace applies. A request without a valid key counts
@@ -78,7 +123,7 @@ export function requireApiKey(db: Db, options: { headerRequired: boolean }): Req
       const header = req.header('authorization') ?? '';
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match) return reject(unauthorized(header ? 'invalid authentication: expected "Authorization: Bearer <API key>"' : 'authentication required'));
-      const key = await resolveApiKey(db, match[1]!);
+      const key = await keysOf(db).resolve(match[1]!);
       if (!key) return reject(unauthorized('invalid API key'));
       if (limits) {
         const release = await limits.admitKey(key.keyId);
@@ -88,7 +133,7 @@ export function requireApiKey(db: Db, options: { headerRequired: boolean }): Req
       if (options.headerRequired && !requested) throw badRequest('X-Workspace-ID', 'required header missing', 'invalid request: the X-Workspace-ID header is required for this operation');
       const workspaceId = requested || key.workspaceId;
       if (workspaceId !== key.workspaceId) throw forbidden();
-      if (!(await getWorkspace(db, workspaceId))) throw forbidden();
+      if (!(await keysOf(db).workspaceExists(workspaceId))) throw forbidden();
       const r = req as AuthedRequest;
       r.workspaceId = workspaceId;
       r.keyId = key.keyId;
