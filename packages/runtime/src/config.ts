@@ -50,11 +50,10 @@ export const EnvSchema = z
     ENGRAM_ROLE: z.enum(['all', 'api', 'worker']).optional(),
     ENGRAM_WEBHOOKS: bool.default(true),
     /**
-     * PGlite (the embedded database) in a worker thread of its own, off the event loop that answers HTTP:
-     * imports 1.9x faster and /healthz within 1 s during them, but searches slower for minutes after a
-     * large import (docs/architecture.md, "Threads"). Off by default until that is fixed.
+     * PGlite (the embedded database) in a worker thread of its own, off the event loop that answers HTTP
+     * (docs/architecture.md, "Threads"); `false` runs it on the event loop, as before.
      */
-    PGLITE_THREAD: bool.default(false),
+    PGLITE_THREAD: bool.default(true),
     /** Embedded default: while an import writes faster than the search index catches up, a search waits at most this long for it; 0 = always wait. */
     SEARCH_MAX_STALENESS_MS: z.coerce.number().int().min(0).default(25),
     /** Embedded default: how many ms of writes a search's context snapshots (clusters, people) may miss while writes go on; 0 = none. */
