@@ -54,6 +54,8 @@ export const EnvSchema = z
      * (docs/architecture.md, "Threads"); `false` runs it on the event loop, as before.
      */
     PGLITE_THREAD: bool.default(true),
+    /** Embedded default, PGlite thread: log statements and transactions slower than this many ms to stderr (0: off). */
+    PGLITE_LOG_SLOW_MS: z.coerce.number().min(0).default(0),
     /** Embedded default: while an import writes faster than the search index catches up, a search waits at most this long for it; 0 = always wait. */
     SEARCH_MAX_STALENESS_MS: z.coerce.number().int().min(0).default(25),
     /** Embedded default: how many ms of writes a search's context snapshots (clusters, people) may miss while writes go on; 0 = none. */
@@ -138,6 +140,7 @@ export interface Config {
   logLevel: string;
   webhooks: boolean;
   pgliteThread: boolean;
+  pgliteLogSlowMs: number;
   searchMaxStalenessMs: number;
   searchContextStalenessMs: number;
   /** Where the secret key came from when not from ENGRAM_SECRET_KEY. */
@@ -195,6 +198,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     webhooks: e.ENGRAM_WEBHOOKS,
     pgliteThread: e.PGLITE_THREAD,
+    pgliteLogSlowMs: e.PGLITE_LOG_SLOW_MS,
     searchMaxStalenessMs: e.SEARCH_MAX_STALENESS_MS,
     searchContextStalenessMs: e.SEARCH_CONTEXT_STALENESS_MS,
     secretKeyFile: e.ENGRAM_SECRET_KEY_FILE ? resolve(e.ENGRAM_SECRET_KEY_FILE) : undefined,

@@ -48,7 +48,7 @@ export interface Runtime {
 
 export async function createRuntime(config: Config, logger: Logger, overrides: { embedder?: EmbeddingProvider } = {}): Promise<Runtime> {
   await mkdir(config.dataDir, { recursive: true });
-  const db = await openDatabase(config.databaseUrl, { pgliteThread: config.pgliteThread });
+  const db = await openDatabase(config.databaseUrl, { pgliteThread: config.pgliteThread, logSlowMs: config.pgliteLogSlowMs });
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
   const vectors = await openVectorStore(config.vectorUrl, { sharedDb: db, sharedUrl: config.databaseUrl, openDatabase, qdrantApiKey: config.qdrantApiKey });

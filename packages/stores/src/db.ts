@@ -54,10 +54,10 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
   throw new Error(`unsupported database URL scheme in "${url.split(':')[0]}:": use pglite://<dir> or postgres://...`);
 }
 
-export async function openDatabase(url: string, options: { poolSize?: number; pgliteThread?: boolean } = {}): Promise<Db> {
+export async function openDatabase(url: string, options: { poolSize?: number; pgliteThread?: boolean; logSlowMs?: number } = {}): Promise<Db> {
   const parsed = parseDatabaseUrl(url);
   if (parsed.kind === 'postgres') return openPostgres(parsed.target, options.poolSize ?? 10);
-  return pgliteDb(options.pgliteThread ? await startPgliteThread(parsed.target) : await openPgliteHere(parsed.target));
+  return pgliteDb(options.pgliteThread ? await startPgliteThread(parsed.target, { logSlowMs: options.logSlowMs }) : await openPgliteHere(parsed.target));
 }
 
 /** Counts finished writes for `writeCount`, in all and per table. */

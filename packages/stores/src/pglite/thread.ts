@@ -57,8 +57,8 @@ function toError(error: { message: string; name: string; fields: Record<string, 
   return Object.assign(new Error(error.message), error.fields, { name: error.name });
 }
 
-export async function startPgliteThread(dir: string): Promise<PgliteThread> {
-  const worker: Worker = spawnModuleWorker(workerUrl, { workerData: { dir } });
+export async function startPgliteThread(dir: string, options: { logSlowMs?: number } = {}): Promise<PgliteThread> {
+  const worker: Worker = spawnModuleWorker(workerUrl, { workerData: { dir, logSlowMs: options.logSlowMs ?? 0 } });
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let nextTx = 1;

@@ -204,7 +204,8 @@ async function main(): Promise<void> {
 
 class RolledBack extends Error {}
 
-const SLOW_MS = Number(process.env.DEBUG_PGLITE_SLOW_MS ?? 0);
+/** `PGLITE_LOG_SLOW_MS`: statements and transactions slower than this are logged to stderr (0: none). */
+const SLOW_MS = (workerData as { logSlowMs?: number }).logSlowMs ?? 0;
 
 /** An API request's statements run ahead of waiting background work at most this many times in a row. */
 const INTERACTIVE_AHEAD = 16;
