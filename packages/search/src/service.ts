@@ -28,7 +28,7 @@ export type { QueryEmbedder, SearchDeps, SearchOptions, SearchOutcome } from './
 export function createSearchService(deps: SearchDeps) {
   const read = deps.read ?? openSearchReadModel(deps.db, deps.readStalenessMs ? { maxStalenessMs: deps.readStalenessMs } : {});
   const shared = sharedSnapshots(deps.db, deps.contextStalenessMs);
-  const centroids = createCentroidCache(deps.db, shared);
+  const centroids = createCentroidCache(deps.db, shared, deps.contextStalenessMs);
   const actors = createActorDirectoryCache(deps.db, shared, deps.contextStalenessMs);
   const areaModel = createAreaModelCache(deps.db);
   const context = createContextReader(deps.db, shared, deps.contextStalenessMs);

@@ -1,22 +1,30 @@
 import { clusterCentroids, clusterMembers, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
-import { derive, type SharedSnapshots } from './atRest.js';
+import { derive, snapshotAtRest, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
 interface Centroid {
   id: string;
-  vector: number[];
+  /** The centroid scaled to length 1 (a cosine is then one dot product). */
+  unit: Float64Array;
   memberCount: number;
 }
 
+const toUnit = (v: readonly number[]): Float64Array => {
+  let n = 0;
+  for (const x of v) n += x * x;
+  const scale = 1 / (Math.sqrt(n) || 1);
+  return Float64Array.from(v, (x) => x * scale);
+};
+
 const TTL_MS = 60_000;
 
-const dot = (a: number[], b: number[]): number => {
+const dot = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
   let s = 0;
-  for (let i = 0; i < a.length && i < b.length; i++) s += a[i]! * b[i]!;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
   return s;
 };
-const norm = (a: number[]): number => Math.sqrt(dot(a, a)) || 1;
 
 interface Member {
   id: string;
@@ -28,17 +36,22 @@ interface Member {
  * Cluster centroids per workspace, cached briefly (re-clustering replaces them); and every cluster's
  * members from a near-real-time snapshot (`snapshotAtRest`), so a search reads no members from the database.
  */
-export function createCentroidCache(db: Db, shared: SharedSnapshots) {
+export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs?: number) {
   const cache = new Map<string, { at: number; centroids: Centroid[] }>();
+  const load = async (workspaceId: string): Promise<Centroid[]> =>
+    (await clusterCentroids(db, workspaceId)).map((c) => ({ id: c.id, unit: toUnit(c.vector), memberCount: c.memberCount }));
+  // The embedded default follows writes to `clusters` (near-real-time); a server re-reads after a minute.
+  const atRest = snapshotAtRest(db, load, { maxStaleMs, tables: ['clusters'] });
   const membership = derive(shared.clusterMembership, (all) => {
     const byCluster = new Map<string, Member[]>();
     for (const m of all) (byCluster.get(m.clusterId) ?? byCluster.set(m.clusterId, []).get(m.clusterId)!).push(m);
     return byCluster;
   });
   const centroids = async (workspaceId: string): Promise<Centroid[]> => {
+    if (db.kind === 'pglite') return atRest.get(workspaceId) ?? load(workspaceId);
     const hit = cache.get(workspaceId);
     if (hit && Date.now() - hit.at < TTL_MS) return hit.centroids;
-    const centroids = await clusterCentroids(db, workspaceId);
+    const centroids = await load(workspaceId);
     cache.set(workspaceId, { at: Date.now(), centroids });
     return centroids;
   };
@@ -65,9 +78,9 @@ export function clusterPath(read: SearchReadModel, clusters: CentroidCache, filt
   const started = performance.now();
   return (async () => {
     const all = await clusters.centroids(filter.workspaceId);
-    const qn = norm(queryVector);
+    const query = toUnit(queryVector);
     const ranked = all
-      .map((c) => ({ id: c.id, sim: dot(queryVector, c.vector) / (qn * norm(c.vector)) }))
+      .map((c) => ({ id: c.id, sim: dot(query, c.unit) }))
       .filter((c) => c.sim >= options.floor)
       .sort((a, b) => b.sim - a.sim)
       .slice(0, options.clusters);
