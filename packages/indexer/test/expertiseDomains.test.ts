@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { areaOfPath, displayDomain, topicalKeyword, topicalLabel } from '../src/actors/domains.js';
-import { readableDomains } from '../src/actors/expertise.js';
+import { itemDomains, readableDomains } from '../src/actors/expertise.js';
 
 describe('areaOfPath', () => {
   it('names the area below the places code is kept, in any repository layout', () => {
@@ -64,5 +64,18 @@ describe('readableDomains', () => {
       entry('cli', 0.5), entry('yaml', 0.4), entry('css', 0.3), entry('graphql', 0.05),
     ]);
     expect(domains).toEqual(['TypeScript decorators', 'Markdown', 'cli', 'YAML', 'CSS']);
+  });
+});
+
+describe('title keywords as domains', () => {
+  const keyword = (key: string, itemCount: number) => ({ category: 'keyword' as const, key, confidence: 1, idf: Math.log(9367 / (itemCount + 1)), itemCount });
+
+  it('need a few changes of the workspace to carry them: a one-off word is not a topic', () => {
+    const domains = itemDomains([keyword('linkfix', 1), keyword('member chain', 40)], undefined, 9366).map((d) => d.key);
+    expect(domains).toEqual(['member chain']);
+  });
+
+  it('ask less of a small workspace', () => {
+    expect(itemDomains([keyword('linkfix', 1)], undefined, 200).map((d) => d.key)).toEqual(['linkfix']);
   });
 });

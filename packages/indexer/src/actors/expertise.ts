@@ -39,6 +39,13 @@ const MAX_FINER_AREAS = 2;
 const MIN_RELATIVE_SCORE = 0.1;
 /** A cluster topic counts only for clusters this big; a singleton's topic is just one title. */
 const MIN_TOPIC_CLUSTER = 3;
+/**
+ * A title keyword names a domain only when at least this many changes of the workspace carry it: a word
+ * in one or two ("linkfix", a misspelling, a one-off name) has the highest idf of all and read as junk
+ * at the top of a person's domains. A small workspace asks less (one item per 500, at least one).
+ */
+export const MIN_KEYWORD_ITEMS = 4;
+const minKeywordItems = (itemCount: number): number => Math.min(MIN_KEYWORD_ITEMS, Math.max(1, Math.ceil(itemCount / 500)));
 
 export interface ExpertiseEntry {
   domain: string;
@@ -74,7 +81,7 @@ export function itemDomains(entities: readonly TopicalEntity[], clusterKeywords:
     } else if (e.category === 'language') add(canonicalLanguage(e.key) ?? e.key.toLowerCase(), 'language', w * KIND_WEIGHT.language, e.idf);
     else if (e.category === 'label') add(topicalLabel(e.key), 'label', w * KIND_WEIGHT.label, e.idf);
     else if (e.category === 'package') add(e.key.toLowerCase().replace(/^@[^/]+\//, ''), 'package', w * KIND_WEIGHT.package, e.idf);
-    else add(keywordDomain(e.key), 'keyword', w * KIND_WEIGHT.keyword, e.idf);
+    else if (e.itemCount >= minKeywordItems(itemCount)) add(keywordDomain(e.key), 'keyword', w * KIND_WEIGHT.keyword, e.idf);
   }
   // The cluster's first keyword that reads as a topic (a path becomes its area).
   for (const keyword of clusterKeywords?.keywords ?? []) {
