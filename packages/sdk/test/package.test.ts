@@ -1,7 +1,8 @@
 /**
  * The package as npm would publish it: `npm pack` builds dist (prepack: tsc, plus the contract
- * declarations the SDK's types name), then a project outside the monorepo installs the tarball with npm,
- * offline (zod from the npm cache), type-checks a five-line consumer against the published declarations
+ * declarations the SDK's types name), then a project outside the monorepo installs the tarball with npm
+ * (`--prefer-offline`: zod from the npm cache when its metadata is there, else from the registry; a fresh
+ * machine's `npm ci` caches tarballs, not the metadata an install by range needs), type-checks a five-line consumer against the published declarations
  * with strict TypeScript, and runs it in plain node against a server.
  */
 import { execFile } from 'node:child_process';
@@ -46,7 +47,7 @@ describe('@engram/sdk as published', () => {
     const consumer = join(dir, 'consumer');
     await mkdir(consumer);
     await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
-    await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: consumer });
+    await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: consumer });
     const manifest = JSON.parse(await readFile(join(consumer, 'node_modules', '@engram', 'sdk', 'package.json'), 'utf8')) as { private?: boolean; dependencies: Record<string, string> };
     expect(manifest.private).toBeUndefined();
     expect(Object.keys(manifest.dependencies)).toEqual(['zod']);
