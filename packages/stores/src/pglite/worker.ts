@@ -49,8 +49,7 @@ async function main(): Promise<void> {
     try {
       const t0 = performance.now();
       const res = await target.query(m.sql, m.params);
-      const took = performance.now() - t0;
-      if (SLOW_MS > 0 && took > SLOW_MS) console.error(JSON.stringify({ slowStatementMs: Math.round(took), rows: res.rows.length, interactive: !!m.interactive, sql: m.sql.replace(/\s+/g, ' ').slice(0, 160) }));
+      logIfSlow('slowStatementMs', t0, { rows: res.rows.length, interactive: !!m.interactive, sql: m.sql.replace(/\s+/g, ' ').slice(0, 160) });
       reply({ id: m.id, ok: true, rows: res.rows, affectedRows: res.affectedRows ?? res.rows.length });
     } catch (err) {
       reply(failure(m.id, err));
@@ -58,9 +57,9 @@ async function main(): Promise<void> {
   };
 
   /**
-   * A read borrowed into the open transaction, under a savepoint so its failure leaves the transaction
-   * as it was. When the transaction has already failed (the savepoint cannot be set), the read goes back
-   * to wait for it like any other.
+   * A read borrowed into the open transaction, under a savepoint rolled back after it (a read changes
+   * nothing; a failed one leaves the transaction as it was). When the transaction has already failed
+   * (the savepoint cannot be set), the read goes back to wait for it like any other.
    */
   const runShared = async (tx: Transaction, m: Extract<PgliteRequest, { op: 'query' }>): Promise<void> => {
     try {
@@ -69,13 +68,8 @@ async function main(): Promise<void> {
       interactive.unshift({ ...m, shareTx: false });
       return;
     }
-    try {
-      const res = await tx.query(m.sql, m.params);
-      reply({ id: m.id, ok: true, rows: res.rows, affectedRows: res.affectedRows ?? res.rows.length });
-    } catch (err) {
-      await tx.query('ROLLBACK TO SAVEPOINT engram_shared_read');
-      reply(failure(m.id, err));
-    }
+    await run(tx, m);
+    await tx.query('ROLLBACK TO SAVEPOINT engram_shared_read');
     await tx.query('RELEASE SAVEPOINT engram_shared_read');
   };
 
@@ -129,8 +123,7 @@ async function main(): Promise<void> {
             (err: unknown) => reply(err instanceof RolledBack ? { id: m.id, ok: true } : failure(m.id, err)),
           )
           .finally(() => {
-            const took = performance.now() - t0;
-            if (SLOW_MS > 0 && took > SLOW_MS) console.error(JSON.stringify({ slowTransactionMs: Math.round(took), interactive: !!m.interactive }));
+            logIfSlow('slowTransactionMs', t0, { interactive: !!m.interactive });
             state.running = false;
             // Reads borrowed in after the transaction stopped taking them wait like any other.
             interactive.unshift(...state.shared.map((r) => ({ ...r, shareTx: false })));
@@ -206,6 +199,12 @@ class RolledBack extends Error {}
 
 /** `PGLITE_LOG_SLOW_MS`: statements and transactions slower than this are logged to stderr (0: none). */
 const SLOW_MS = (workerData as { logSlowMs?: number }).logSlowMs ?? 0;
+
+/** One JSON line on stderr for work that began at `t0` and took longer than `PGLITE_LOG_SLOW_MS`. */
+function logIfSlow(what: 'slowStatementMs' | 'slowTransactionMs', t0: number, fields: Record<string, unknown>): void {
+  const took = performance.now() - t0;
+  if (SLOW_MS > 0 && took > SLOW_MS) console.error(JSON.stringify({ [what]: Math.round(took), ...fields }));
+}
 
 /** An API request's statements run ahead of waiting background work at most this many times in a row. */
 const INTERACTIVE_AHEAD = 16;
