@@ -69,38 +69,27 @@ export function requestContext(logger: Logger): RequestHandler {
  */
 function keyCache(db: Db) {
   const tables = ['api_keys', 'workspaces'];
-  let version = -1;
-  const keys = new Map<string, { keyId: string; workspaceId: string }>();
-  const workspaces = new Set<string>();
-  const current = (): boolean => {
-    if (db.kind !== 'pglite') return false;
-    const now = db.writeCount(tables);
-    if (now !== version) {
-      keys.clear();
-      workspaces.clear();
-      version = now;
-    }
-    return true;
+  /** `read`, with what it found (never a miss: anyone can send new keys) remembered until `tables` are written. */
+  const remembered = <T>(read: (k: string) => Promise<T | null>) => {
+    let version = -1;
+    const known = new Map<string, T>();
+    return async (k: string): Promise<T | null> => {
+      if (db.kind !== 'pglite') return read(k);
+      const now = db.writeCount(tables);
+      if (now !== version) {
+        known.clear();
+        version = now;
+      }
+      const hit = known.get(k);
+      if (hit !== undefined) return hit;
+      const found = await read(k);
+      if (found !== null && db.writeCount(tables) === now && known.size < 10_000) known.set(k, found);
+      return found;
+    };
   };
   return {
-    async resolve(key: string) {
-      if (!current()) return resolveApiKey(db, key);
-      const known = keys.get(key);
-      if (known) return known;
-      const seenAt = version;
-      const found = await resolveApiKey(db, key);
-      // Unknown keys are not remembered (anyone can send new ones).
-      if (found && db.writeCount(tables) === seenAt && keys.size < 10_000) keys.set(key, found);
-      return found;
-    },
-    async workspaceExists(id: string): Promise<boolean> {
-      if (!current()) return (await getWorkspace(db, id)) !== null;
-      if (workspaces.has(id)) return true;
-      const seenAt = version;
-      const exists = (await getWorkspace(db, id)) !== null;
-      if (exists && db.writeCount(tables) === seenAt) workspaces.add(id);
-      return exists;
-    },
+    resolve: remembered((key) => resolveApiKey(db, key)),
+    workspace: remembered((id) => getWorkspace(db, id)),
   };
 }
 const keyCaches = new WeakMap<Db, ReturnType<typeof keyCache>>();
@@ -133,7 +122,7 @@ export function requireApiKey(db: Db, options: { headerRequired: boolean }): Req
       if (options.headerRequired && !requested) throw badRequest('X-Workspace-ID', 'required header missing', 'invalid request: the X-Workspace-ID header is required for this operation');
       const workspaceId = requested || key.workspaceId;
       if (workspaceId !== key.workspaceId) throw forbidden();
-      if (!(await keysOf(db).workspaceExists(workspaceId))) throw forbidden();
+      if (!(await keysOf(db).workspace(workspaceId))) throw forbidden();
       const r = req as AuthedRequest;
       r.workspaceId = workspaceId;
       r.keyId = key.keyId;
