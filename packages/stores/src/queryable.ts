@@ -29,7 +29,7 @@ export function writtenTables(sql: string): readonly string[] | null {
   else if (DELETES.test(sql)) tables = null;
   else {
     const found = [...sql.matchAll(WRITE_TARGET)].map((m) => m[1]!.toLowerCase());
-    tables = found.length > 0 && /^\s*(?:INSERT|UPDATE|DELETE|TRUNCATE|MERGE|WITH)\b/i.test(sql) ? [...new Set(found)] : null;
+    tables = found.length > 0 && /^\s*(?:INSERT|UPDATE|MERGE|WITH)\b/i.test(sql) ? [...new Set(found)] : null;
   }
   if (targetsOf.size > 4_000) targetsOf.clear();
   targetsOf.set(sql, tables);

@@ -1,6 +1,6 @@
 import { actorDirectory, itemsOfActors, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
-import { derive, snapshotAtRest, type SharedSnapshots } from './atRest.js';
+import { cachedRead, derive, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
 const ROLE_WEIGHT: Record<string, number> = { author: 1, assignee: 0.8, reviewer: 0.6, creator: 0.6, committer: 0.4, merger: 0.3, commenter: 0.3 };
@@ -59,17 +59,7 @@ export function createActorDirectoryCache(db: Db, shared: SharedSnapshots, maxSt
       for (const { actorId, domains: list } of domains) for (const d of new Set(list.map((x) => x.toLowerCase()))) experts.set(d, [...(experts.get(d) ?? []), actorId]);
       return { named, experts, items };
     });
-  const snapshots = snapshotAtRest(db, readDirectory, { maxStaleMs, tables: ['actors', 'actor_identities'] });
-  const cache = new Map<string, { at: number; directory: Promise<Directory> }>();
-  return (workspaceId: string): Promise<Directory> => {
-    if (db.kind === 'pglite') return snapshots.get(workspaceId) ?? readDirectory(workspaceId);
-    const hit = cache.get(workspaceId);
-    if (hit && Date.now() - hit.at < 60_000) return hit.directory;
-    const directory = readDirectory(workspaceId);
-    cache.set(workspaceId, { at: Date.now(), directory });
-    directory.catch(() => cache.delete(workspaceId));
-    return directory;
-  };
+  return cachedRead(db, readDirectory, { maxStaleMs, tables: ['actors', 'actor_identities'], serverTtlMs: 60_000 });
 }
 export type ActorDirectoryCache = ReturnType<typeof createActorDirectoryCache>;
 

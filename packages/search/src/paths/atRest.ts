@@ -64,6 +64,29 @@ export function snapshotAtRest<T>(
   };
 }
 
+/**
+ * A per-workspace read that is always answered: on the embedded default from a near-real-time snapshot
+ * following `tables` (per query while none is recent enough); on a Postgres server, where other
+ * processes write, from a copy read again after `serverTtlMs`.
+ */
+export function cachedRead<T>(
+  db: Db,
+  load: (workspaceId: string) => Promise<T>,
+  options: { maxStaleMs?: number | undefined; tables: readonly string[]; serverTtlMs: number },
+): (workspaceId: string) => Promise<T> {
+  const snapshot = snapshotAtRest(db, load, options);
+  const copies = new Map<string, { at: number; value: Promise<T> }>();
+  return (workspaceId) => {
+    if (db.kind === 'pglite') return snapshot.get(workspaceId) ?? load(workspaceId);
+    const hit = copies.get(workspaceId);
+    if (hit && Date.now() - hit.at < options.serverTtlMs) return hit.value;
+    const value = load(workspaceId);
+    copies.set(workspaceId, { at: Date.now(), value });
+    value.catch(() => copies.delete(workspaceId));
+    return value;
+  };
+}
+
 /** A per-workspace snapshot: its value, or null when the caller must read per query. */
 export interface Snapshot<T> {
   get(workspaceId: string): Promise<T> | null;

@@ -1,6 +1,6 @@
 import { clusterCentroids, clusterMembers, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
-import { derive, snapshotAtRest, type SharedSnapshots } from './atRest.js';
+import { cachedRead, derive, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
 interface Centroid {
@@ -33,28 +33,21 @@ interface Member {
 }
 
 /**
- * Cluster centroids per workspace, cached briefly (re-clustering replaces them); and every cluster's
- * members from a near-real-time snapshot (`snapshotAtRest`), so a search reads no members from the database.
+ * Cluster centroids per workspace (`cachedRead`: near-real-time on the embedded default, a minute on a
+ * server); and every cluster's members from a near-real-time snapshot, so a search reads no members from
+ * the database.
  */
 export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs?: number) {
-  const cache = new Map<string, { at: number; centroids: Centroid[] }>();
-  const load = async (workspaceId: string): Promise<Centroid[]> =>
-    (await clusterCentroids(db, workspaceId)).map((c) => ({ id: c.id, unit: toUnit(c.vector), memberCount: c.memberCount }));
-  // The embedded default follows writes to `clusters` (near-real-time); a server re-reads after a minute.
-  const atRest = snapshotAtRest(db, load, { maxStaleMs, tables: ['clusters'] });
+  const centroids = cachedRead(
+    db,
+    async (workspaceId): Promise<Centroid[]> => (await clusterCentroids(db, workspaceId)).map((c) => ({ id: c.id, unit: toUnit(c.vector), memberCount: c.memberCount })),
+    { maxStaleMs, tables: ['clusters'], serverTtlMs: TTL_MS },
+  );
   const membership = derive(shared.clusterMembership, (all) => {
     const byCluster = new Map<string, Member[]>();
     for (const m of all) (byCluster.get(m.clusterId) ?? byCluster.set(m.clusterId, []).get(m.clusterId)!).push(m);
     return byCluster;
   });
-  const centroids = async (workspaceId: string): Promise<Centroid[]> => {
-    if (db.kind === 'pglite') return atRest.get(workspaceId) ?? load(workspaceId);
-    const hit = cache.get(workspaceId);
-    if (hit && Date.now() - hit.at < TTL_MS) return hit.centroids;
-    const centroids = await load(workspaceId);
-    cache.set(workspaceId, { at: Date.now(), centroids });
-    return centroids;
-  };
   /** Members of these clusters that pass the filter: from the snapshot (filtered by the read model) or per query. */
   const members = async (read: SearchReadModel, filter: ItemFilter, clusterIds: readonly string[]): Promise<Member[]> => {
     const snapshot = membership.get(filter.workspaceId);

@@ -1,5 +1,5 @@
 import { actorCards, actorsOf, clusterCards, clustersOf, type ActorContext, type ClusterContext, type Db } from '@engram/stores';
-import { derive, snapshotAtRest, type SharedSnapshots } from '../paths/atRest.js';
+import { derive, snapshotAtRest, type SharedSnapshots, type Snapshot } from '../paths/atRest.js';
 
 const ROLE_SCORE: Record<string, number> = { author: 3, reviewer: 2 };
 const CONTEXT_SIZE = 5;
@@ -56,9 +56,9 @@ export function createContextReader(db: Db, shared: SharedSnapshots, maxStaleMs?
 export type ContextReader = ReturnType<typeof createContextReader>;
 
 /** Two snapshots together, or null when either must be read per query. */
-function both<A, B, C>(a: { get(ws: string): Promise<A> | null }, b: { get(ws: string): Promise<B> | null }, join: (a: A, b: B) => C) {
+function both<A, B, C>(a: Snapshot<A>, b: Snapshot<B>, join: (a: A, b: B) => C): Snapshot<C> {
   return {
-    get(workspaceId: string): Promise<C> | null {
+    get(workspaceId) {
       const x = a.get(workspaceId);
       const y = b.get(workspaceId);
       return x && y ? Promise.all([x, y]).then(([p, q]) => join(p, q)) : null;
