@@ -1,25 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SearchRequest, SourceEvent } from '@engram/contracts';
+import { SearchRequest } from '@engram/contracts';
 import { rebuildAreaModel } from '@engram/indexer';
 import { createWorkspace, getAreaCounts } from '@engram/stores';
 import { areaTitleLift, createAreaModelCache, type AreaModelReader } from '../src/areaLift.js';
 import { createLearnedReranker, createSearchService } from '../src/index.js';
-import { buildIndex, indexInto, type Indexed } from './fixture.js';
+import { buildIndex, indexInto, pullRequest, type Indexed } from './fixture.js';
 
-const change = (n: number, title: string, files: string[]): SourceEvent =>
-  SourceEvent.parse({
-    source: 'github',
-    type: 'pull_request',
-    externalId: `github:acme/app:pull_request:${n}`,
-    url: `https://github.com/acme/app/pull/${n}`,
-    title,
-    body: '',
-    occurredAt: `2025-01-${String(n).padStart(2, '0')}T10:00:00.000Z`,
-    updatedAt: `2025-01-${String(n).padStart(2, '0')}T10:00:00.000Z`,
-    keys: [`pr:acme/app#${n}`],
-    container: 'acme/app',
-    files,
-  });
+const change = (n: number, title: string, files: string[]) =>
+  pullRequest(n, { title, repo: 'acme/app', at: `2025-01-${String(n).padStart(2, '0')}T10:00:00.000Z`, files });
 
 const EVENTS = [
   change(1, 'Fix decorators before export', ['src/print/decorators.js']),

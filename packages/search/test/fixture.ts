@@ -3,7 +3,7 @@ import { normalizeGitHubObject } from '@engram/connectors';
 import { createIndexer } from '@engram/indexer';
 import { createHashEmbedder, stageAndIndex } from '@engram/indexer/testing';
 import { createPgVectorStore, migrate, openDatabase, createWorkspace, type Db, type VectorStore } from '@engram/stores';
-import type { SourceEvent } from '@engram/contracts';
+import { SourceEvent } from '@engram/contracts';
 
 export const DATA_DIR = new URL('../../../../shared/data/github-prettier/', import.meta.url).pathname;
 export const hasData = existsSync(`${DATA_DIR}corpus.json`);
@@ -61,3 +61,22 @@ export async function indexInto(index: Omit<Indexed, 'close' | 'workspaceId'>, w
 }
 
 export const normalizeAll = (objects: unknown[]): SourceEvent[] => objects.map((o) => normalizeGitHubObject(o, 'prettier/prettier'));
+
+/** A pull request of `repo` (default acme/widgets) as a connector would stage it. */
+export function pullRequest(n: number, fields: { title: string; body?: string; at?: string; repo?: string; files?: string[] }): SourceEvent {
+  const repo = fields.repo ?? 'acme/widgets';
+  const at = fields.at ?? '2025-03-01T00:00:00.000Z';
+  return SourceEvent.parse({
+    source: 'github',
+    type: 'pull_request',
+    externalId: `github:${repo}:pull_request:${n}`,
+    url: `https://github.com/${repo}/pull/${n}`,
+    title: fields.title,
+    body: fields.body ?? '',
+    occurredAt: at,
+    updatedAt: at,
+    keys: [`pr:${repo}#${n}`],
+    container: repo,
+    ...(fields.files ? { files: fields.files } : {}),
+  });
+}

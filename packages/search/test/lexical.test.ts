@@ -4,23 +4,11 @@
  * `fast`, with the signals in [0, 1].
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SearchRequest, SourceEvent } from '@engram/contracts';
+import { SearchRequest } from '@engram/contracts';
 import { createSearchService, type SearchService } from '../src/index.js';
-import { buildIndex, type Indexed } from './fixture.js';
+import { buildIndex, pullRequest, type Indexed } from './fixture.js';
 
-const pr = (n: number, title: string, body: string): SourceEvent =>
-  SourceEvent.parse({
-    source: 'github',
-    type: 'pull_request',
-    externalId: `github:acme/widgets:pull_request:${n}`,
-    url: `https://github.com/acme/widgets/pull/${n}`,
-    title,
-    body,
-    occurredAt: '2025-03-01T00:00:00.000Z',
-    updatedAt: '2025-03-01T00:00:00.000Z',
-    keys: [`pr:acme/widgets#${n}`],
-    container: 'acme/widgets',
-  });
+const pr = (n: number, title: string, body: string) => pullRequest(n, { title, body });
 
 describe('lexical proximity and term coverage', () => {
   let index: Indexed;

@@ -4,23 +4,11 @@
  * item. A version the workspace never released narrows nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SearchRequest, SourceEvent } from '@engram/contracts';
+import { SearchRequest } from '@engram/contracts';
 import { createSearchService, type SearchService } from '../src/index.js';
-import { buildIndex, type Indexed } from './fixture.js';
+import { buildIndex, pullRequest, type Indexed } from './fixture.js';
 
-const pr = (n: number, title: string, at: string): SourceEvent =>
-  SourceEvent.parse({
-    source: 'github',
-    type: 'pull_request',
-    externalId: `github:acme/widgets:pull_request:${n}`,
-    url: `https://github.com/acme/widgets/pull/${n}`,
-    title,
-    body: `${title}.`,
-    occurredAt: at,
-    updatedAt: at,
-    keys: [`pr:acme/widgets#${n}`],
-    container: 'acme/widgets',
-  });
+const pr = (n: number, title: string, at: string) => pullRequest(n, { title, body: `${title}.`, at });
 
 describe('time windows in questions', () => {
   let index: Indexed;
