@@ -47,7 +47,8 @@ describe.skipIf(!hasPrettierCorpus())(`normalizeGitHubObject on the prettier exp
       'commit:ec3f1c7bd74495992bc6954323a1a7fc8368808e',
     ]);
     expect(multi.refs.find((r) => r.relation === 'merged_as')?.key).toBe('commit:f33bc6841eb2b773bd94e5a7fdbd204a9d32b37c');
-    expect(multi.actors).toEqual([{ role: 'author', provider: 'github', login: 'renovate[bot]' }]);
+    // GitHub's account type `Bot` is carried as `bot`, so a bot is known as one whatever its name.
+    expect(multi.actors).toEqual([{ role: 'author', provider: 'github', login: 'renovate[bot]', bot: true }]);
   });
 
   it('maps commit e79f6b74: first message line as title, the rest as body, author and committer', () => {
@@ -66,7 +67,7 @@ describe.skipIf(!hasPrettierCorpus())(`normalizeGitHubObject on the prettier exp
       container: REPO,
     });
     expect(e.actors).toEqual([
-      { role: 'author', provider: 'github', login: 'renovate[bot]', name: 'renovate[bot]' },
+      { role: 'author', provider: 'github', login: 'renovate[bot]', name: 'renovate[bot]', bot: true },
       { role: 'committer', provider: 'github', login: 'github', name: 'GitHub' },
     ]);
     expect(e.metadata).toMatchObject({ parents: ['7b421c25c52dd55ff1ab32c39b734c144485b9d4'], files_total: 3 });

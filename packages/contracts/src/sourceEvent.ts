@@ -35,6 +35,8 @@ export const ActorRef = z.object({
   login: z.string().min(1).optional(),
   name: z.string().min(1).optional(),
   email: z.string().min(1).optional(),
+  /** The provider says the account is automation (GitHub's user `type: "Bot"`); see `automation.ts`. */
+  bot: z.boolean().optional(),
 });
 export type ActorRef = z.infer<typeof ActorRef>;
 

@@ -75,4 +75,25 @@ describe('actors', () => {
     const names = await db.query<{ actor_names: string[] }>('SELECT actor_names FROM items WHERE id = $1', [idOf(ws, pr)]);
     expect(names.rows[0]?.actor_names).toEqual(['octocat', 'renovate[bot]', 'the octocat']);
   });
+
+  it('flags as bots the accounts the provider says are automation or whose name says "bot", not a person named Talbot', async () => {
+    const ws = await testWorkspace(db);
+    const pr = pullRequest(5, {
+      actors: [
+        { role: 'author', provider: 'github', login: 'stepsecurity-bot', name: 'StepSecurity Bot' },
+        { role: 'reviewer', provider: 'github', login: 'acme-release', bot: true },
+        { role: 'assignee', provider: 'github', login: 'ci-bot' },
+        { role: 'merger', provider: 'github', login: 'jtalbot', name: 'Jo Talbot' },
+      ],
+    });
+    const c = commit(sha('def456'), { actors: [{ role: 'author', provider: 'github', name: 'StepSecurity Bot' }] });
+    const out = await stageAndIndex(h, ws, pr);
+    await stageAndIndex(h, ws, c);
+    const actors = await getActors(db, out.actorIds);
+    expect(actors.filter((a) => a.isBot).map((a) => a.displayName).sort()).toEqual(['StepSecurity Bot', 'acme-release', 'ci-bot']);
+    expect(actors.filter((a) => !a.isBot).map((a) => a.displayName)).toEqual(['Jo Talbot']);
+    // The bot's items stay searchable by its name.
+    const names = await db.query<{ actor_names: string[] }>('SELECT actor_names FROM items WHERE id = $1', [idOf(ws, c)]);
+    expect(names.rows[0]?.actor_names).toEqual(['stepsecurity bot']);
+  });
 });

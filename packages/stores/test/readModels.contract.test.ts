@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  actorCards,
   actorsOf,
   addActorIdentities,
   clusterIdsOf,
@@ -82,8 +83,14 @@ describe.each(databaseBackends())('read models on $name', ({ url }) => {
       await tx.query('INSERT INTO cluster_members (item_id, cluster_id, workspace_id, similarity) VALUES ($1, $3, $4, 0.9), ($2, $3, $4, 0.8)', [ids[0], ids[1], `clu_${ws}`, ws]);
       await insertActor(tx, { id: `act_${ws}_ada`, workspaceId: ws, displayName: 'Ada', isBot: false });
       await insertActor(tx, { id: `act_${ws}_bot`, workspaceId: ws, displayName: 'renovate[bot]', isBot: true });
+      // Indexed before the rule knew "bot" as a word: not flagged, but its name says automation.
+      await insertActor(tx, { id: `act_${ws}_step`, workspaceId: ws, displayName: 'StepSecurity Bot', isBot: false });
       await addActorIdentities(tx, ws, `act_${ws}_ada`, [{ kind: 'login:github', value: 'ada' }]);
-      await replaceItemActors(tx, { workspaceId: ws, itemId: ids[0]!, roles: [{ actorId: `act_${ws}_ada`, role: 'author' }, { actorId: `act_${ws}_bot`, role: 'commenter' }] });
+      await replaceItemActors(tx, { workspaceId: ws, itemId: ids[0]!, roles: [
+        { actorId: `act_${ws}_ada`, role: 'author' },
+        { actorId: `act_${ws}_bot`, role: 'commenter' },
+        { actorId: `act_${ws}_step`, role: 'reviewer' },
+      ] });
     });
   });
   afterAll(async () => {
@@ -122,6 +129,9 @@ describe.each(databaseBackends())('read models on $name', ({ url }) => {
     expect(await itemEntities(db, [])).toEqual(new Map());
     expect(await clustersOf(db, [ids[1]!])).toEqual([{ id: `clu_${ws}`, topic: 'parsing', summary: 'About parsing', keywords: ['parser'], memberCount: 2 }]);
     expect((await actorsOf(db, [ids[0]!])).map((a) => a.displayName)).toEqual(['Ada']);
+    // The snapshot the search context reads says the same: both automation accounts are bots.
+    const cards = (await actorCards(db, ws)).filter((a) => a.isBot).map((a) => a.displayName).sort();
+    expect(cards).toEqual(['StepSecurity Bot', 'renovate[bot]']);
   });
 
   it('reads the graph: nodes of the workspace, edges strongest first filtered by type, dangling fixes refs', async () => {

@@ -63,7 +63,8 @@ function actor(role: ActorRef['role'], user: GitHubUser, extra: { name?: string 
   const name = nonEmpty(extra.name ?? user?.name);
   const email = nonEmpty(extra.email ?? user?.email);
   if (!login && !name && !email) return null;
-  return { role, provider: 'github', ...(login ? { login } : {}), ...(name ? { name } : {}), ...(email ? { email } : {}) };
+  const bot = user?.type === 'Bot';
+  return { role, provider: 'github', ...(login ? { login } : {}), ...(name ? { name } : {}), ...(email ? { email } : {}), ...(bot ? { bot } : {}) };
 }
 
 function uniqueActors(list: (ActorRef | null)[]): ActorRef[] {

@@ -7,7 +7,8 @@ import { z } from 'zod';
 const text = z.string().nullish();
 const count = z.number().nullish();
 
-export const GitHubUser = z.object({ login: z.string().min(1), name: text, email: text }).nullish();
+/** `type` is GitHub's account type: `User`, `Organization` or `Bot` (an app's account). */
+export const GitHubUser = z.object({ login: z.string().min(1), name: text, email: text, type: text }).nullish();
 export type GitHubUser = z.infer<typeof GitHubUser>;
 
 const Label = z.union([z.string(), z.object({ name: z.string() })]);

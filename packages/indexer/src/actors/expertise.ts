@@ -1,3 +1,4 @@
+import { isAutomationName } from '@engram/contracts';
 import { loadActorRoles, loadClusterKeywordsOfItems, loadExpertiseActors, saveActorExpertise, type ActorExpertiseUpdate, type Queryable } from '@engram/stores';
 import { titleKeywords } from '../entities/keywords.js';
 import { inverseDocumentFrequency, type TopicalEntity } from '../clusters/features.js';
@@ -53,7 +54,8 @@ export interface ExpertiseEntry {
   kind: ExpertiseKind;
 }
 
-export const isBot = (names: readonly string[]): boolean => names.some((n) => /\[bot\]$/i.test(n.trim()));
+/** An actor any of whose logins or names says automation (`isAutomationName`); the indexer's `is_bot` flag is read beside it. */
+export const isBot = (names: readonly string[]): boolean => names.some((n) => isAutomationName(n));
 
 interface ItemDomain {
   key: string;

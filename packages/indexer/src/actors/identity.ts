@@ -1,4 +1,4 @@
-import type { ActorRef } from '@engram/contracts';
+import { isAutomationName, type ActorRef } from '@engram/contracts';
 import type { ActorIdentity } from '@engram/stores';
 
 /**
@@ -25,20 +25,19 @@ export function identitiesOf(ref: ActorRef): ActorIdentity[] {
   return out;
 }
 
-const BOT_LOGINS: ReadonlySet<string> = new Set([
-  'github', 'web-flow', 'github-actions', 'dependabot', 'dependabot-preview', 'renovate', 'renovate-bot', 'greenkeeper',
-  'snyk-bot', 'codecov', 'imgbot', 'mergify', 'allcontributors', 'vercel', 'netlify', 'linear', 'stale', 'pre-commit-ci',
-]);
 const BOT_EMAILS: ReadonlySet<string> = new Set(['noreply@github.com', 'bot@renovateapp.com', 'support@dependabot.com']);
 
-/** Obvious automation: `[bot]` accounts, GitHub's web-flow committer, dependency bots. */
+/**
+ * Automation, not a person (`isAutomationName` in `@engram/contracts` has the rule): the provider's own
+ * account type, a login or name that says "bot" (`[bot]` accounts, "StepSecurity Bot", `renovate-bot`),
+ * a well-known automation account (GitHub's web-flow committer, dependency bots), or a bot's e-mail.
+ */
 export function isBotRef(ref: ActorRef): boolean {
-  const login = ref.login?.trim().toLowerCase() ?? '';
-  const name = ref.name?.trim().toLowerCase() ?? '';
+  if (ref.bot === true) return true;
   const email = ref.email?.trim().toLowerCase() ?? '';
-  if (/\[bot\]$/.test(login) || /\[bot\]$/.test(name) || /\[bot\]@users\.noreply\.github\.com$/.test(email)) return true;
-  if (BOT_LOGINS.has(login) || BOT_EMAILS.has(email)) return true;
-  return login === '' && (BOT_LOGINS.has(name) || name === 'github actions');
+  if (/\[bot\]@users\.noreply\.github\.com$/.test(email) || BOT_EMAILS.has(email)) return true;
+  const login = ref.login?.trim() ?? '';
+  return isAutomationName(login) || isAutomationName(ref.name, { known: login === '' });
 }
 
 /** Lower-cased logins and names of an item's actors: what the `actorNames` filter matches. */

@@ -45,7 +45,7 @@ export function createContextReader(db: Db, shared: SharedSnapshots, maxStaleMs?
       return [...score]
         .flatMap(([id, s]) => {
           const card = cards.get(id);
-          return card && !card.displayName.endsWith('[bot]') ? [{ card, s }] : [];
+          return card && !card.isBot ? [{ card, s }] : [];
         })
         .sort((a, b) => b.s - a.s || b.card.itemCount - a.card.itemCount || (a.card.id < b.card.id ? -1 : a.card.id > b.card.id ? 1 : 0))
         .slice(0, CONTEXT_SIZE)

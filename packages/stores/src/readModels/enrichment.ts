@@ -1,4 +1,5 @@
 /** Reads that dress a page of search results: entities per item, the clusters and people behind them. */
+import { isAutomationName } from '@engram/contracts';
 import type { Queryable } from '../db.js';
 
 export interface ClusterContext {
@@ -54,15 +55,21 @@ export async function clustersOf(db: Queryable, itemIds: string[], extraClusterI
     .map(({ row }) => ({ id: row.id, topic: row.topic, summary: row.summary, keywords: row.keywords, memberCount: row.member_count }));
 }
 
-/** People behind the given items (authors first) and the actor path's matches; bots excluded. */
+/**
+ * People behind the given items (authors first) and the actor path's matches; bots excluded (flagged by
+ * the indexer, or a display name that says automation, `isAutomationName`).
+ */
 export async function actorsOf(db: Queryable, itemIds: string[], extraActorIds: string[] = [], limit = 5): Promise<ActorContext[]> {
   const res = await db.query<{ id: string; display_name: string; expertise_domains: string[]; score: number }>(
     `SELECT a.id, a.display_name, a.expertise_domains,
             sum(CASE ia.role WHEN 'author' THEN 3 WHEN 'reviewer' THEN 2 ELSE 1 END) + CASE WHEN a.id = ANY($2::text[]) THEN 5 ELSE 0 END AS score
      FROM actors a LEFT JOIN item_actors ia ON ia.actor_id = a.id AND ia.item_id = ANY($1::text[])
-     WHERE (ia.item_id IS NOT NULL OR a.id = ANY($2::text[])) AND a.display_name NOT LIKE '%[bot]'
-     GROUP BY a.id ORDER BY score DESC, a.item_count DESC, a.id LIMIT $3`,
-    [itemIds, extraActorIds, limit],
+     WHERE (ia.item_id IS NOT NULL OR a.id = ANY($2::text[])) AND NOT a.is_bot
+     GROUP BY a.id ORDER BY score DESC, a.item_count DESC, a.id`,
+    [itemIds, extraActorIds],
   );
-  return res.rows.map((r) => ({ id: r.id, displayName: r.display_name, expertiseDomains: r.expertise_domains }));
+  return res.rows
+    .filter((r) => !isAutomationName(r.display_name))
+    .slice(0, limit)
+    .map((r) => ({ id: r.id, displayName: r.display_name, expertiseDomains: r.expertise_domains }));
 }

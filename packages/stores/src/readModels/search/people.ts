@@ -1,3 +1,4 @@
+import { isAutomationName } from '@engram/contracts';
 import type { Queryable } from '../../db.js';
 import { itemFilterSql } from './filterSql.js';
 import type { ItemFilter } from './types.js';
@@ -92,11 +93,21 @@ export async function clusterCards(db: Queryable, workspaceId: string): Promise<
   return res.rows.map((r) => ({ id: r.id, topic: r.topic, summary: r.summary, keywords: r.keywords, memberCount: r.member_count }));
 }
 
-/** Every person of the workspace as a search's context shows and ranks them (what a snapshot of the context holds). */
-export async function actorCards(db: Queryable, workspaceId: string): Promise<{ id: string; displayName: string; expertiseDomains: string[]; itemCount: number }[]> {
-  const res = await db.query<{ id: string; display_name: string; expertise_domains: string[]; item_count: number }>(
-    'SELECT id, display_name, expertise_domains, item_count FROM actors WHERE workspace_id = $1',
+/**
+ * Every person of the workspace as a search's context shows and ranks them (what a snapshot of the
+ * context holds). `isBot`: the indexer flagged the actor, or its display name says automation (a name
+ * flagged before the rule knew it).
+ */
+export async function actorCards(db: Queryable, workspaceId: string): Promise<{ id: string; displayName: string; expertiseDomains: string[]; itemCount: number; isBot: boolean }[]> {
+  const res = await db.query<{ id: string; display_name: string; expertise_domains: string[]; item_count: number; is_bot: boolean }>(
+    'SELECT id, display_name, expertise_domains, item_count, is_bot FROM actors WHERE workspace_id = $1',
     [workspaceId],
   );
-  return res.rows.map((r) => ({ id: r.id, displayName: r.display_name, expertiseDomains: r.expertise_domains, itemCount: Number(r.item_count) }));
+  return res.rows.map((r) => ({
+    id: r.id,
+    displayName: r.display_name,
+    expertiseDomains: r.expertise_domains,
+    itemCount: Number(r.item_count),
+    isBot: r.is_bot || isAutomationName(r.display_name),
+  }));
 }
