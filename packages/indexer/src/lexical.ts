@@ -8,9 +8,10 @@ import { lexemeParts, pathWords } from '@engram/text';
  * items tokenized the same way. 2: statement keywords and words inside identifiers kept, versions yield
  * their release lines, one-letter camelCase words split. 3: a fixture's tracker-id word (`issue-1234.js`)
  * no longer indexed as a path word (`pathWords`). 4: the words of a camelCase identifier (`new`, `express` of
- * `NewExpression`) go to their own field (D), weighed below a whole word.
+ * `NewExpression`) go to their own field (D), weighed below a whole word. 5: a CI or test-runner file adds the
+ * area it stands for to the paths field (`ci`, `test`: `pathAreaWords`).
  */
-export const LEXICAL_VERSION = 4;
+export const LEXICAL_VERSION = 5;
 const LEXICAL_VERSION_SETTING = 'lexical_version';
 
 /**

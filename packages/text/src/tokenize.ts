@@ -1,5 +1,6 @@
 import { stem } from './stem.js';
 import { STOP_WORDS } from './stopWords.js';
+import { pathAreaWords } from './pathAreas.js';
 
 /**
  * The lexical tokenizer shared by indexing and querying: both sides must call the same function so
@@ -156,9 +157,15 @@ export function tokenizeParts(text: string): { whole: string[]; parts: string[] 
  */
 const TRACKER_ID_WORD = /(?<![\p{L}\p{N}])(?:issues?|bugs?|gh|regression)[-_]?(?=\d)/giu;
 
-/** A changed file's path as the words it contributes to the paths field. */
+/**
+ * A changed file's path as the words it contributes to the paths field: its own words, then the area
+ * words it stands for by convention (`pathAreaWords`: a workflow file adds "ci", a test runner's config
+ * "test").
+ */
 export function pathWords(file: string): string {
-  return file.replace(TRACKER_ID_WORD, ' ');
+  const words = file.replace(TRACKER_ID_WORD, ' ');
+  const areas = pathAreaWords(file);
+  return areas.length === 0 ? words : `${words} ${areas.join(' ')}`;
 }
 
 export interface TokenizableFields {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { pathWords, STOP_WORDS, tokenize, tokenizeFields, tokenizeParts, versionTokens } from '../src/index.js';
+import { pathAreaWords, pathWords, STOP_WORDS, tokenize, tokenizeFields, tokenizeParts, versionTokens } from '../src/index.js';
 
 const QUERIES = new URL('../../../../shared/data/github-prettier/queries.json', import.meta.url).pathname;
 
@@ -100,6 +100,23 @@ describe('tokenize', () => {
     // A query that says "issue" no longer meets a fixture path; "#1234" still does.
     expect(paths('tests/issue-1234.js')).not.toContain(tokenize('issue')[0]);
     expect(paths('tests/issue-1234.js')).toContain(tokenize('#1234')[0]);
+  });
+
+  it('adds the area a CI or test-runner file stands for, so "tests in CI" meets a workflow change', () => {
+    const paths = (file: string) => tokenizeFields({ title: null, body: '', files: [file], labels: [] }).paths;
+    const [ci, test] = [tokenize('CI')[0], tokenize('tests')[0]];
+    for (const file of ['.github/workflows/prod-test.yml', '.circleci/config.yml', '.gitlab-ci.yml', 'packages/app/.travis.yml', 'Jenkinsfile']) {
+      expect(pathAreaWords(file), file).toContain('ci');
+      expect(paths(file), file).toContain(ci);
+    }
+    for (const file of ['jest.config.js', 'packages/api/vitest.config.ts', 'playwright.config.mjs', '.mocharc.json', 'tests/config/format-test/run-test.js', 'test/setup/db.ts', 'conftest.py']) {
+      expect(pathAreaWords(file), file).toEqual(['test']);
+      expect(paths(file), file).toContain(test);
+    }
+    // A test case, a source file or a doc about CI names no area: its own words are enough.
+    for (const file of ['tests/format/less/comments/jsfmt.spec.js', 'src/language-js/print/ci.js', 'docs/ci.md', '.github/ISSUE_TEMPLATE/bug.md', 'src/jest.js']) {
+      expect(pathAreaWords(file), file).toEqual([]);
+    }
   });
 });
 
