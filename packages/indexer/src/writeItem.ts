@@ -6,6 +6,7 @@ import {
   getItemStates,
   lockItems,
   lockWorkspaceLinks,
+  markExpertiseStale,
   refreshActorItemCounts,
   replaceItemsActors,
   replaceItemsEdges,
@@ -100,6 +101,7 @@ export async function writeItems(tx: Queryable, workspaceId: string, writes: rea
     [...new Set([...rolesOf[i]!.map((r) => r.actorId), ...(previous.get(item.id) ?? []).filter((id) => !mergedInto.has(id))])].sort(),
   );
   await refreshActorItemCounts(tx, actorIdsOf.flat());
+  await markExpertiseStale(tx, workspaceId, actorIdsOf.flat());
 
   const find = keyFinderOver(await findKeyRows(tx, workspaceId, linked.flatMap(lookupKeys)));
   const edgesOf: EdgeRow[][] = [];

@@ -119,3 +119,45 @@ describe('a staged event whose job was lost', () => {
       .toEqual(['indexed', 'indexed']);
   }, 30_000);
 });
+
+describe("people's expertise as items are indexed", () => {
+  let t: Awaited<ReturnType<typeof testRuntime>>;
+  let runtime: Runtime;
+  beforeAll(async () => {
+    t = await testRuntime('engram-jobs-expertise-');
+    runtime = t.runtime;
+    await t.startJobs();
+  }, 60_000);
+  afterAll(async () => t?.close());
+
+  const authored = (n: number, file: string, login: string): SourceEvent =>
+    SourceEvent.parse({ ...change(n, file), actors: [{ role: 'author', provider: 'github', login }] });
+  const index = async (ws: string, events: SourceEvent[]) => {
+    const { ids } = await stageEvents(runtime.db, { workspaceId: ws, events });
+    await runtime.queue.enqueueMany('index.event', ids.map((eventId) => ({ payload: { workspaceId: ws, eventId }, jobId: eventId })));
+    await runtime.queue.idle();
+  };
+  const domainsOf = async (ws: string, login: string) =>
+    (await runtime.db.query<{ expertise_domains: string[] }>(
+      "SELECT a.expertise_domains FROM actors a JOIN actor_identities i ON i.actor_id = a.id WHERE a.workspace_id = $1 AND i.kind = 'login:github' AND i.value = $2",
+      [ws, login],
+    )).rows[0]?.expertise_domains;
+
+  it('follows each import, including a second one by the same person, and leaves no actor marked stale', async () => {
+    const ws = (await createWorkspace(runtime.db, 'expertise')).id;
+    await index(ws, [
+      authored(1, 'src/language-markdown/printer-markdown.js', 'dave'),
+      authored(2, 'src/language-markdown/parser-markdown.js', 'dave'),
+      authored(3, 'src/language-css/printer-postcss.js', 'carol'),
+      authored(4, 'src/language-css/parser-postcss.js', 'carol'),
+    ]);
+    expect(await domainsOf(ws, 'dave')).toContain('Markdown');
+    expect(await domainsOf(ws, 'carol')).not.toContain('Markdown');
+
+    // The same person again: a pass per import, not one per set of people that was already done once.
+    await index(ws, [authored(5, 'src/language-markdown/utils.js', 'carol'), authored(6, 'src/language-markdown/clean.js', 'carol'), authored(7, 'src/language-markdown/print-whitespace.js', 'carol')]);
+    expect(await domainsOf(ws, 'carol')).toContain('Markdown');
+    const stale = await runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM actor_expertise_stale WHERE workspace_id = $1', [ws]);
+    expect(Number(stale.rows[0]!.n)).toBe(0);
+  }, 60_000);
+});

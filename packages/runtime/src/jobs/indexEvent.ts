@@ -2,6 +2,7 @@ import type { Indexer } from '@engram/indexer';
 import { jobCatalog, PermanentJobError, type JobHandlers } from '@engram/queue';
 import { markEvent } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
+import { requestExpertisePass } from './expertise.js';
 import { rebuildWhenQuiet } from './recluster.js';
 
 /**
@@ -10,7 +11,7 @@ import { rebuildWhenQuiet } from './recluster.js';
  * per ten minutes), besides the periodic schedule: merges reunite what concurrent assignment split. And
  * once more when the backlog drains (an import or a sync page is done), once no indexing is left
  * running, so the clusters and the area model hold what the burst's later events brought. Actors whose
- * items changed get their expertise refreshed. An event whose last attempt fails (the embedding provider
+ * items changed get their expertise refreshed by the next paced pass (`requestExpertisePass`). An event whose last attempt fails (the embedding provider
  * rejects the key, say) is marked failed with the error, so its import reports it and `engram import
  * --wait` ends (non-zero) instead of waiting on an event nothing will pick up again; importing the same
  * file again retries it.
@@ -30,9 +31,7 @@ export function indexEventHandler(runtime: Runtime, indexer: Indexer): Pick<JobH
         await queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${Math.floor(Date.now() / 600_000)}`, delayMs: 5_000 });
         if ((await queue.depths())['index.event'].waiting === 0) await rebuildWhenQuiet(runtime, workspaceId);
       }
-      if (outcome.actorIds.length > 0) {
-        await queue.enqueue('actors.expertise', { workspaceId, actorIds: outcome.actorIds }, { jobId: `expertise:${workspaceId}:${outcome.actorIds.slice().sort().join(',')}`, delayMs: 2_000 });
-      }
+      if (outcome.actorIds.length > 0) await requestExpertisePass(runtime, workspaceId);
     },
   };
 }

@@ -1,12 +1,13 @@
 import { LEXICAL_VERSION, relexIfStale, type Indexer } from '@engram/indexer';
-import { getAreaModelVersion, listPendingEventIds, listWorkspaces, refreshPlannerStats } from '@engram/stores';
+import { getAreaModelVersion, listPendingEventIds, listWorkspaces, refreshPlannerStats, workspacesWithStaleExpertise } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
+import { requestExpertisePass } from './expertise.js';
 import { rebuildWhenQuiet } from './recluster.js';
 import { recoverSyncs, scheduleIncrementalSyncs } from './syncPage.js';
 
 /**
  * What a process does before and as its jobs start: re-embed after a model change, re-tokenize an index
- * built by another tokenizer, re-enqueue staged events a crash left pending, resume syncs, and schedule
+ * built by another tokenizer, re-enqueue staged events (and expertise passes) a crash left pending, resume syncs, and schedule
  * the periodic jobs (and an area model for an index that has none).
  */
 export async function recoverAtStart(runtime: Runtime, indexer: Indexer): Promise<void> {
@@ -33,6 +34,8 @@ export async function recoverAtStart(runtime: Runtime, indexer: Indexer): Promis
     // An index from before the area model (or one whose first re-cluster never ran) gets it now, not at the next schedule.
     if (!(await getAreaModelVersion(db, ws.id))) await rebuildWhenQuiet(runtime, ws.id);
   }
+  // Marks a crash left (the in-process queue forgot their pass) get one now.
+  for (const workspaceId of await workspacesWithStaleExpertise(db)) await requestExpertisePass(runtime, workspaceId);
 }
 
 /** Enqueues the staged events still pending (staged before `stagedBefore`); a job id per event makes a queued one a no-op. */

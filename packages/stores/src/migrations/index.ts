@@ -6,6 +6,7 @@ import { m004Areas } from './m004_areas.js';
 import { m005ItemChanges } from './m005_item_changes.js';
 import { m006ReclusterStaging } from './m006_recluster_staging.js';
 import { m007DropUnusedSearchIndex } from './m007_drop_unused_search_index.js';
+import { m008ExpertiseStale } from './m008_expertise_stale.js';
 
 export interface Migration {
   id: string;
@@ -21,6 +22,7 @@ export const migrations: Migration[] = [
   { id: '005_item_changes', sql: m005ItemChanges },
   { id: '006_recluster_staging', sql: m006ReclusterStaging },
   { id: '007_drop_unused_search_index', sql: m007DropUnusedSearchIndex },
+  { id: '008_expertise_stale', sql: m008ExpertiseStale },
 ];
 
 /**

@@ -75,3 +75,44 @@ export async function saveActorExpertise(db: Queryable, updates: readonly ActorE
     [JSON.stringify(updates.map((u) => ({ id: u.id, expertise: u.expertise, domains: u.domains, item_count: u.itemCount })))],
   );
 }
+
+/** An actor marked stale, with the stamp of its latest mark. */
+export interface StaleExpertise {
+  actorId: string;
+  stamp: string;
+}
+
+/**
+ * Marks actors' expertise stale (in the transaction that wrote their items, so a crash loses no mark);
+ * a mark already there is renewed, so a pass that read the older one does not clear it.
+ */
+export async function markExpertiseStale(tx: Queryable, workspaceId: string, actorIds: readonly string[]): Promise<void> {
+  if (actorIds.length === 0) return;
+  await tx.query(
+    `INSERT INTO actor_expertise_stale (actor_id, workspace_id) SELECT unnest($2::text[]), $1
+     ON CONFLICT (actor_id) DO UPDATE SET stamp = nextval('actor_expertise_stamp')`,
+    [workspaceId, [...new Set(actorIds)].sort()],
+  );
+}
+
+/** The workspace's actors marked stale, oldest mark first. */
+export async function listStaleExpertise(db: Queryable, workspaceId: string): Promise<StaleExpertise[]> {
+  const res = await db.query<{ actor_id: string; stamp: string }>('SELECT actor_id, stamp FROM actor_expertise_stale WHERE workspace_id = $1 ORDER BY stamp', [workspaceId]);
+  return res.rows.map((r) => ({ actorId: r.actor_id, stamp: String(r.stamp) }));
+}
+
+/** Workspaces with actors marked stale. */
+export async function workspacesWithStaleExpertise(db: Queryable): Promise<string[]> {
+  const res = await db.query<{ workspace_id: string }>('SELECT DISTINCT workspace_id FROM actor_expertise_stale');
+  return res.rows.map((r) => r.workspace_id);
+}
+
+/** Clears the marks a pass read, unless a write renewed them since. */
+export async function clearStaleExpertise(db: Queryable, read: readonly StaleExpertise[]): Promise<void> {
+  if (read.length === 0) return;
+  await db.query(
+    `DELETE FROM actor_expertise_stale s USING unnest($1::text[], $2::bigint[]) AS r(actor_id, stamp)
+     WHERE s.actor_id = r.actor_id AND s.stamp <= r.stamp`,
+    [read.map((r) => r.actorId), read.map((r) => r.stamp)],
+  );
+}
