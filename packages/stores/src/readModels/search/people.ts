@@ -43,6 +43,25 @@ export async function clusterCentroids(db: Queryable, workspaceId: string): Prom
   return res.rows.filter((r) => Array.isArray(r.centroid)).map((r) => ({ id: r.id, vector: r.centroid!, memberCount: r.member_count }));
 }
 
+/** The workspace's clusters with a centroid: each one's version (moves with every centroid write) and size. */
+export async function clusterCentroidVersions(db: Queryable, workspaceId: string): Promise<{ id: string; version: string; memberCount: number }[]> {
+  const res = await db.query<{ id: string; version: string; member_count: number }>(
+    'SELECT id, updated_at::text AS version, member_count FROM clusters WHERE workspace_id = $1 AND member_count > 0 AND centroid IS NOT NULL',
+    [workspaceId],
+  );
+  return res.rows.map((r) => ({ id: r.id, version: r.version, memberCount: r.member_count }));
+}
+
+/** These clusters' centroids with their versions (read together, so a centroid is never paired with another write's version). */
+export async function clusterCentroidsById(db: Queryable, ids: readonly string[]): Promise<{ id: string; version: string; vector: number[] }[]> {
+  if (ids.length === 0) return [];
+  const res = await db.query<{ id: string; version: string; centroid: number[] | null }>(
+    'SELECT id, updated_at::text AS version, centroid FROM clusters WHERE id = ANY($1::text[]) AND centroid IS NOT NULL',
+    [ids],
+  );
+  return res.rows.filter((r) => Array.isArray(r.centroid)).map((r) => ({ id: r.id, version: r.version, vector: r.centroid! }));
+}
+
 /** Members of these clusters that pass the filter, with their similarity to their cluster. */
 export async function clusterMembers(db: Queryable, filter: ItemFilter, clusterIds: readonly string[]): Promise<{ id: string; clusterId: string; similarity: number }[]> {
   const where = itemFilterSql(filter, 2);
