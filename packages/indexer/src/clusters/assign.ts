@@ -91,7 +91,7 @@ export async function assignClusters(db: Db, workspaceId: string, items: readonl
     const dimensions = first.vector.length + space.entityDimensions;
     const cache = await centroidsFor(db, workspaceId, dimensions, options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS);
     const states = await readItemStates(db, workspaceId, [...unique], cache.itemCount);
-    const plan = planBatch(workspaceId, cache, items, states, options, space);
+    const plan = await planBatch(workspaceId, cache, items, states, options, space);
     if (plan === null) {
       invalidateCentroids(db, workspaceId);
       return sequential(db, workspaceId, items, options);
@@ -135,6 +135,9 @@ function serialized<T>(db: object, workspaceId: string, run: () => Promise<T>): 
   return next;
 }
 
+/** Items a batch plans between two turns of the event loop. */
+const PLAN_ITEMS_BETWEEN_YIELDS = 4;
+
 interface BatchPlan {
   write: ClusterBatch;
   /** Assignments decided in the batch, by the item's index; the others (moves) go one by one after it. */
@@ -146,13 +149,23 @@ interface BatchPlan {
  * centroids the earlier ones left). Null when an item has no state (it went away): the single-item
  * path handles that. The cache is restored by a reload if the write loses.
  */
-function planBatch(workspaceId: string, cache: WorkspaceCentroids, items: readonly BatchItem[], states: Map<string, ItemState>, options: AssignOptions, space: FeatureSpace): BatchPlan | null {
+async function planBatch(
+  workspaceId: string,
+  cache: WorkspaceCentroids,
+  items: readonly BatchItem[],
+  states: Map<string, ItemState>,
+  options: AssignOptions,
+  space: FeatureSpace,
+): Promise<BatchPlan | null> {
   const threshold = options.threshold ?? DEFAULT_ASSIGN_THRESHOLD;
   const startVersion = new Map<string, string>();
   const seeded = new Map<string, ClusterLabelsRow>();
   const members: ClusterBatch['members'] = [];
   const placed = new Map<number, Assignment>();
   for (const [index, item] of items.entries()) {
+    // Each item scans every centroid (thousands at 100k items): the event loop answers between items.
+    // A writer that moves the cache meanwhile makes the batch's compare-and-set fail, as before.
+    if (index > 0 && index % PLAN_ITEMS_BETWEEN_YIELDS === 0) await new Promise((resolve) => setImmediate(resolve));
     const state = states.get(item.itemId);
     if (!state) return null;
     const entities = item.entities ?? state.entities;

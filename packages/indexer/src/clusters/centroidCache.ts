@@ -1,5 +1,5 @@
 import { listClusterCentroids, type Queryable } from '@engram/stores';
-import { centre, centredCosine, centredMean, norm, type CentredMean } from './features.js';
+import { centre, centredCosine, centredMean, dot, norm, type CentredMean } from './features.js';
 import { countItems } from './itemTopics.js';
 
 /**
@@ -76,10 +76,14 @@ export function similarityTo(mean: CentredMean, feature: Float32Array, centroid:
 /** The cluster whose centred centroid is closest to the centred feature. */
 export function nearestCluster(cache: WorkspaceCentroids, feature: Float32Array, exclude?: string, mean = workspaceMean(cache)): Nearest | null {
   const centred = centre(feature, mean);
+  // `centredCosine` per cluster, with the feature's own term (the same for every cluster) computed once:
+  // two dot products a cluster instead of three, on the indexer's hottest loop.
+  const featureTowardMean = dot(centred, mean.mean);
   let best: Nearest | null = null;
   for (const cluster of cache.clusters.values()) {
     if (cluster.id === exclude) continue;
-    const similarity = centredCosine(centred, cluster.centroid, cluster.norm, mean);
+    const length2 = cluster.norm * cluster.norm - 2 * dot(cluster.centroid, mean.mean) + mean.norm2;
+    const similarity = length2 <= 1e-12 ? 0 : (dot(centred, cluster.centroid) - featureTowardMean) / Math.sqrt(length2);
     if (best === null || similarity > best.similarity) best = { id: cluster.id, similarity };
   }
   return best;
