@@ -90,7 +90,9 @@ describe('vector memory index above the int8 pre-scan size', () => {
       const q = vector();
       expect(index.search(q, { workspaceId: 'w' }, 50).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
     }
-    // After the int8 copy exists: new rows (one that does not fit its scale: a spike on one dimension) and deletes that move rows.
+    // After the int8 copy exists: trimmed to its rows (as after a load), then new rows (one that does not
+    // fit its scale: a spike on one dimension) and deletes that move rows.
+    index.trim();
     add(500, 17_000);
     const spike = Array.from({ length: dims }, (_, d) => (d === 3 ? 1 : 0.001));
     records.set('i-spike', spike);

@@ -47,6 +47,12 @@ const QUANTIZED_MIN_ROWS = 16_384;
 const QUANTIZED_OVERFETCH = 4;
 const QUANTIZED_MIN_CANDIDATES = 1_024;
 
+/**
+ * How a matrix grows when full: by half again, not double, so at 100k chunks x 512 dimensions the margin
+ * is at most a third of the matrix (it was up to half), and a load gives it all back (`trim`).
+ */
+const GROWTH = 1.5;
+
 /** One workspace's unit vectors, one contiguous row-major matrix (rows swap-removed), and their entries. */
 class WorkspaceMatrix {
   data: Float32Array;
@@ -77,11 +83,6 @@ class WorkspaceMatrix {
 
   private quantizeRow(row: number): void {
     if (!this.q8) return;
-    if (this.q8.length < this.data.length) {
-      const next = new Int8Array(this.data.length);
-      next.set(this.q8);
-      this.q8 = next;
-    }
     const start = row * this.dims;
     for (let i = start; i < start + this.dims; i++) {
       const q = Math.round(this.data[i]! * this.q8Scale);
@@ -96,15 +97,29 @@ class WorkspaceMatrix {
 
   push(entry: Entry, unit: Float32Array): void {
     const row = this.entries.length;
-    if ((row + 1) * this.dims > this.data.length) {
-      const next = new Float32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
+    if ((row + 1) * this.dims > this.data.length) this.resize(Math.ceil((row + 1) * GROWTH) * this.dims);
     this.data.set(unit, row * this.dims);
     entry.row = row;
     this.entries.push(entry);
     this.quantizeRow(row);
+  }
+
+  /** Reallocates the matrix (and its int8 copy) to `length` values, keeping every row. */
+  private resize(length: number): void {
+    const used = this.rows * this.dims;
+    const next = new Float32Array(length);
+    next.set(this.data.subarray(0, used));
+    this.data = next;
+    if (this.q8) {
+      const q = new Int8Array(length);
+      q.set(this.q8.subarray(0, used));
+      this.q8 = q;
+    }
+  }
+
+  /** Gives back the room past the last row (after a load, the growth margin is most of the slack). */
+  trim(): void {
+    if (this.data.length > this.rows * this.dims) this.resize(Math.max(1, this.rows) * this.dims);
   }
 
   /** Removes a row by moving the last row into its place. */
@@ -182,6 +197,10 @@ export function createMemoryIndex() {
           JSON.parse(r.embedding) as number[],
         );
       }
+    },
+    /** Gives back each matrix's growth margin (after a whole load). */
+    trim(): void {
+      for (const matrix of workspaces.values()) matrix.trim();
     },
     upsert(records: readonly VectorRecord[]): void {
       for (const r of records) {

@@ -85,6 +85,7 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
         after = page.rows[page.rows.length - 1]!.id;
         await new Promise((resolve) => setImmediate(resolve));
       }
+      index.trim();
       if (table === t) ready = index;
       return index;
     })().catch(() => {
