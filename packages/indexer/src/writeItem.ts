@@ -6,8 +6,8 @@ import {
   getItemStates,
   lockItems,
   lockWorkspaceLinks,
+  adjustActorItemCounts,
   markExpertiseStale,
-  refreshActorItemCounts,
   replaceItemsActors,
   replaceItemsEdges,
   replaceItemsEntities,
@@ -100,7 +100,14 @@ export async function writeItems(tx: Queryable, workspaceId: string, writes: rea
   const actorIdsOf = live.map(({ item }, i) =>
     [...new Set([...rolesOf[i]!.map((r) => r.actorId), ...(previous.get(item.id) ?? []).filter((id) => !mergedInto.has(id))])].sort(),
   );
-  await refreshActorItemCounts(tx, actorIdsOf.flat());
+  const delta = new Map<string, number>();
+  live.forEach(({ item }, i) => {
+    const before = new Set(previous.get(item.id) ?? []);
+    const after = new Set(rolesOf[i]!.map((r) => r.actorId));
+    for (const id of after) if (!before.has(id)) delta.set(id, (delta.get(id) ?? 0) + 1);
+    for (const id of before) if (!after.has(id) && !mergedInto.has(id)) delta.set(id, (delta.get(id) ?? 0) - 1);
+  });
+  await adjustActorItemCounts(tx, delta, [...new Set(mergedInto.values())].map(survivor));
   await markExpertiseStale(tx, workspaceId, actorIdsOf.flat());
 
   const find = keyFinderOver(await findKeyRows(tx, workspaceId, linked.flatMap(lookupKeys)));

@@ -109,6 +109,23 @@ export async function refreshActorItemCounts(tx: Queryable, actorIds: readonly s
   );
 }
 
+/**
+ * Moves actors' item counts by the items they gained or lost (`delta`), without counting their items
+ * again: a recount of a prolific author's thousands of items in every indexing batch grew with the
+ * workspace. Actors whose items moved otherwise (the survivors of a merge) are counted in full.
+ */
+export async function adjustActorItemCounts(tx: Queryable, delta: ReadonlyMap<string, number>, recount: readonly string[] = []): Promise<void> {
+  const moved = [...delta].filter(([, d]) => d !== 0).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (moved.length > 0) {
+    await tx.query(
+      `UPDATE actors a SET item_count = greatest(0, a.item_count + d.d), updated_at = now()
+       FROM unnest($1::text[], $2::int[]) AS d(id, d) WHERE a.id = d.id`,
+      [moved.map(([id]) => id), moved.map(([, d]) => d)],
+    );
+  }
+  await refreshActorItemCounts(tx, recount);
+}
+
 /** Actors of an item with their roles. */
 export async function listItemActors(db: Queryable, itemId: string): Promise<{ actorId: string; role: string; displayName: string }[]> {
   const res = await db.query<{ actor_id: string; role: string; display_name: string }>(
