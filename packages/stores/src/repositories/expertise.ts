@@ -76,10 +76,11 @@ export async function saveActorExpertise(db: Queryable, updates: readonly ActorE
   );
 }
 
-/** An actor marked stale, with the stamp of its latest mark. */
+/** An actor marked stale, with the stamp of its latest mark and how many items it has. */
 export interface StaleExpertise {
   actorId: string;
   stamp: string;
+  itemCount: number;
 }
 
 /**
@@ -97,8 +98,11 @@ export async function markExpertiseStale(tx: Queryable, workspaceId: string, act
 
 /** The workspace's actors marked stale, oldest mark first. */
 export async function listStaleExpertise(db: Queryable, workspaceId: string): Promise<StaleExpertise[]> {
-  const res = await db.query<{ actor_id: string; stamp: string }>('SELECT actor_id, stamp FROM actor_expertise_stale WHERE workspace_id = $1 ORDER BY stamp', [workspaceId]);
-  return res.rows.map((r) => ({ actorId: r.actor_id, stamp: String(r.stamp) }));
+  const res = await db.query<{ actor_id: string; stamp: string; item_count: number }>(
+    'SELECT s.actor_id, s.stamp, a.item_count FROM actor_expertise_stale s JOIN actors a ON a.id = s.actor_id WHERE s.workspace_id = $1 ORDER BY s.stamp',
+    [workspaceId],
+  );
+  return res.rows.map((r) => ({ actorId: r.actor_id, stamp: String(r.stamp), itemCount: Number(r.item_count) }));
 }
 
 /** Workspaces with actors marked stale. */
