@@ -48,8 +48,13 @@ async function main(): Promise<void> {
   const run = async (target: PGlite | Transaction, m: Extract<PgliteRequest, { op: 'query' }>): Promise<void> => {
     try {
       const t0 = performance.now();
+      const heapBefore = heapBytes(lite);
       const res = await target.query(m.sql, m.params);
-      logIfSlow('slowStatementMs', t0, { rows: res.rows.length, interactive: !!m.interactive, sql: m.sql.replace(/\s+/g, ' ').slice(0, 160) });
+      const sql = m.sql.replace(/\s+/g, ' ').slice(0, 160);
+      logIfSlow('slowStatementMs', t0, { rows: res.rows.length, interactive: !!m.interactive, sql });
+      // The WebAssembly heap never shrinks: a statement that grew it is what the process's memory holds on to.
+      const heapAfter = heapBytes(lite);
+      if (SLOW_MS > 0 && heapAfter > heapBefore) console.error(JSON.stringify({ pgliteHeapGrewMb: mb(heapAfter - heapBefore), pgliteHeapMb: mb(heapAfter), rows: res.rows.length, sql }));
       reply({ id: m.id, ok: true, rows: res.rows, affectedRows: res.affectedRows ?? res.rows.length });
     } catch (err) {
       reply(failure(m.id, err));
@@ -197,7 +202,10 @@ async function main(): Promise<void> {
 
 class RolledBack extends Error {}
 
-/** `PGLITE_LOG_SLOW_MS`: statements and transactions slower than this are logged to stderr (0: none). */
+/**
+ * `PGLITE_LOG_SLOW_MS`: statements and transactions slower than this are logged to stderr (0: none); so
+ * is, while it is set, every statement that grew the WebAssembly heap.
+ */
 const SLOW_MS = (workerData as { logSlowMs?: number }).logSlowMs ?? 0;
 
 /** One JSON line on stderr for work that began at `t0` and took longer than `PGLITE_LOG_SLOW_MS`. */
@@ -205,6 +213,10 @@ function logIfSlow(what: 'slowStatementMs' | 'slowTransactionMs', t0: number, fi
   const took = performance.now() - t0;
   if (SLOW_MS > 0 && took > SLOW_MS) console.error(JSON.stringify({ [what]: Math.round(took), ...fields }));
 }
+
+/** The size of PGlite's WebAssembly memory (0 where this build does not expose it). */
+const heapBytes = (lite: PGlite): number => (lite as unknown as { Module?: { HEAPU8?: Uint8Array } }).Module?.HEAPU8?.length ?? 0;
+const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;
 
 /** An API request's statements run ahead of waiting background work at most this many times in a row. */
 const INTERACTIVE_AHEAD = 16;
