@@ -17,6 +17,25 @@ export async function rebuildWhenQuiet(runtime: Runtime, workspaceId: string): P
   await runtime.queue.enqueue('cluster.recluster', { workspaceId, whenQuiet: true }, { jobId: `recluster:${workspaceId}:after:${built?.builtAt ?? 'none'}`, delayMs: QUIET_POLL_MS });
 }
 
+/** The least time between two re-clusters a burst of indexing asks for. */
+const BURST_RECLUSTER_MIN_MS = 600_000;
+/** A burst's next re-cluster waits this many times the last one's duration: at most a tenth of the time. */
+const BURST_RECLUSTER_FACTOR = 10;
+/** The last re-cluster's duration per workspace, in this process. */
+const lastReclusterMs = new Map<string, number>();
+
+/**
+ * Asks for a re-cluster during a burst of indexing: merges reunite what concurrent assignment split.
+ * Requests share a job per window of at least ten minutes, and of ten times the last re-cluster's
+ * duration: at 100k items a re-cluster takes minutes of the database's time, and one every ten minutes
+ * of an hour-long import took a third of it. The re-cluster once the burst is over (`rebuildWhenQuiet`)
+ * is not paced.
+ */
+export async function requestBurstRecluster(runtime: Runtime, workspaceId: string): Promise<void> {
+  const windowMs = Math.max(BURST_RECLUSTER_MIN_MS, BURST_RECLUSTER_FACTOR * (lastReclusterMs.get(workspaceId) ?? 0));
+  await runtime.queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${windowMs}:${Math.floor(Date.now() / windowMs)}`, delayMs: 5_000 });
+}
+
 /**
  * `cluster.recluster`: re-clusters a workspace, rebuilds its area model and refreshes planner
  * statistics. A `whenQuiet` job waits (re-enqueuing itself) until no indexing is waiting or running.
@@ -34,13 +53,15 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
       }
       // Each step reads and writes in small slices with yields between them and computes in a worker
       // thread, so on the embedded default the api keeps answering while it runs.
-      let started = performance.now();
+      const began = performance.now();
+      let started = began;
       const res = await recluster(db, vectors, workspaceId);
       logger.info({ workspaceId, ...res, ms: Math.round(performance.now() - started) }, 'recluster done');
       // The area model follows the same bursts: new changes bring new files and titles.
       started = performance.now();
       const areas = await rebuildAreaModel(db, workspaceId);
       logger.info({ workspaceId, ...areas, ms: Math.round(performance.now() - started) }, 'area model rebuilt');
+      lastReclusterMs.set(workspaceId, performance.now() - began);
       // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow.
       await refreshPlannerStatsByTable(db, () => new Promise((resolve) => setImmediate(resolve)));
     },
