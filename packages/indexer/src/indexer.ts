@@ -178,7 +178,15 @@ export function createIndexer({ db, vectors, embedder, logger, batchSize = DEFAU
 
     // The model call happens outside the transaction; equal embedding text reuses the stored vectors.
     const reembed = toWrite.filter((p) => stored.get(p.item.id)?.embeddingHash !== p.version.embeddingHash);
+    const phases = { read: performance.now() - started, embed: 0, write: 0, vectors: 0, clusters: 0 };
+    let at = performance.now();
+    const lap = (phase: 'embed' | 'write' | 'vectors' | 'clusters'): void => {
+      const now = performance.now();
+      phases[phase] += now - at;
+      at = now;
+    };
     const vectorsOf = reembed.length > 0 ? await embedAll(reembed) : new Map<string, number[][]>();
+    lap('embed');
 
     const byWorkspace = new Map<string, Prepared[]>();
     for (const p of toWrite) byWorkspace.set(p.item.workspaceId, [...(byWorkspace.get(p.item.workspaceId) ?? []), p]);
@@ -189,6 +197,7 @@ export function createIndexer({ db, vectors, embedder, logger, batchSize = DEFAU
       // batch writes in slices and a search's read waits for one slice at most, not for the batch.
       const written: Awaited<ReturnType<typeof writeItems>> = [];
       for (let i = 0; i < writes.length; i += WRITE_SLICE) written.push(...(await db.transaction((tx) => writeItems(tx, workspaceId, writes.slice(i, i + WRITE_SLICE)))));
+      lap('write');
       const records: VectorRecord[] = [];
       const replaced: string[] = [];
       const hashes: { itemId: string; hash: string }[] = [];
@@ -208,14 +217,25 @@ export function createIndexer({ db, vectors, embedder, logger, batchSize = DEFAU
       });
       await vectors.deleteItems(workspaceId, replaced);
       await vectors.upsert(records);
+      lap('vectors');
       await assignClusters(db, workspaceId, heads);
+      lap('clusters');
       // Recorded after the vectors: a crash before this line re-embeds on redelivery instead of leaving no vectors.
       await setEmbeddingHashes(db, hashes);
     }
     await markEvents(db, marks);
     const indexed = marks.filter((m) => m.status === 'indexed').length;
     logger?.info(
-      { events: ids.length, indexed, failed: marks.filter((m) => m.status === 'failed').length, embedded: vectorsOf.size, edges, ms: Math.round(performance.now() - started) },
+      {
+        events: ids.length,
+        indexed,
+        failed: marks.filter((m) => m.status === 'failed').length,
+        embedded: vectorsOf.size,
+        edges,
+        ms: Math.round(performance.now() - started),
+        // Where the batch's time went (wall clock: waiting for the database thread counts).
+        phaseMs: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v)])),
+      },
       'events indexed',
     );
     return ids.map((id) => settled.get(id)!);
