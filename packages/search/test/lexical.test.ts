@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchRequest } from '@engram/contracts';
 import { createSearchService, type SearchService } from '../src/index.js';
 import { buildIndex, pullRequest, type Indexed } from './fixture.js';
+import { kthLargest } from '../src/paths/lexical.js';
 
 const pr = (n: number, title: string, body: string) => pullRequest(n, { title, body });
 
@@ -98,5 +99,20 @@ describe('the words of a camelCase identifier weigh less than whole words', () =
   it('still finds the identifier from its words and from its name', async () => {
     expect((await lexicalScores('new expression callee')).byLexical[0]).toBe('Parens around a NewExpression callee');
     expect((await lexicalScores('NewExpression')).byLexical.slice(0, 2).sort()).toEqual(['Parens around a NewExpression callee', 'Print a CallExpression like a NewExpression']);
+  });
+});
+
+describe('kthLargest', () => {
+  it('finds the k-th largest value as a full sort does, with ties and any k', () => {
+    let seed = 3;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (const n of [1, 2, 7, 100, 5000]) {
+      for (const k of [1, 2, Math.ceil(n / 3), n]) {
+        // Coarse values, so many are tied.
+        const values = Float64Array.from({ length: n }, () => Math.round(next() * 20) / 4);
+        const sorted = [...values].sort((a, b) => b - a);
+        expect(kthLargest(values, k)).toBe(sorted[k - 1]);
+      }
+    }
   });
 });
