@@ -111,12 +111,18 @@ export async function workspacesWithStaleExpertise(db: Queryable): Promise<strin
   return res.rows.map((r) => r.workspace_id);
 }
 
-/** Clears the marks a pass read, unless a write renewed them since. */
+/**
+ * Clears the marks a pass read, unless a write renewed them since. Rows are locked in actor-id order, the
+ * order the indexer marks them in, so a pass and an indexing batch on another worker never deadlock.
+ */
 export async function clearStaleExpertise(db: Queryable, read: readonly StaleExpertise[]): Promise<void> {
   if (read.length === 0) return;
   await db.query(
-    `DELETE FROM actor_expertise_stale s USING unnest($1::text[], $2::bigint[]) AS r(actor_id, stamp)
-     WHERE s.actor_id = r.actor_id AND s.stamp <= r.stamp`,
+    `DELETE FROM actor_expertise_stale s USING (
+       SELECT x.actor_id FROM actor_expertise_stale x JOIN unnest($1::text[], $2::bigint[]) AS r(actor_id, stamp)
+         ON x.actor_id = r.actor_id AND x.stamp <= r.stamp
+       ORDER BY x.actor_id FOR UPDATE OF x) d
+     WHERE s.actor_id = d.actor_id`,
     [read.map((r) => r.actorId), read.map((r) => r.stamp)],
   );
 }
