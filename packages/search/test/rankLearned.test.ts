@@ -149,6 +149,17 @@ describe('learned reranker', () => {
     expect(crossValidate(samples, { epochs: 100, trees: 0, lambda: true }, 4).scores).toEqual(cv.scores);
   });
 
+  it('fits a query of weight 2 as if it had been judged twice', () => {
+    const random = seededRandom(7);
+    const samples = Array.from({ length: 12 }, (_, n) => syntheticQuery(random, n).sample);
+    const options = { epochs: 40, trees: 3, depth: 2, minLeaf: 5, calibrationFolds: 0 };
+    const weighted = trainReranker(samples.map((q, i) => (i < 4 ? { ...q, weight: 2 } : q)), options);
+    const repeated = trainReranker(samples.flatMap((q, i) => (i < 4 ? [q, q] : [q])), options);
+    expect(weighted.linear).toEqual(repeated.linear);
+    expect(weighted.trees).toEqual(repeated.trees);
+    expect(trainReranker(samples, options).linear).not.toEqual(weighted.linear);
+  });
+
   it('refuses a model trained on another feature version', () => {
     const model = trainReranker([syntheticQuery(seededRandom(1), 0).sample], { epochs: 5, trees: 0, calibrationFolds: 0 });
     expect(() => createLearnedReranker({ ...model, featureVersion: 'ltr-features-v0' })).toThrow(/retrain/);

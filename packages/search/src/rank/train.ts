@@ -15,6 +15,11 @@ export interface TrainingQuery {
   query: string;
   candidates: Candidate[];
   relevance: number[];
+  /**
+   * How many times the query counts in training (a whole number, default 1): a query of weight 2 is
+   * fitted as if it had been judged twice. Cross-validation still holds it out as one query.
+   */
+  weight?: number;
 }
 
 export interface TrainOptions extends PairwiseOptions, BoostingOptions {
@@ -40,12 +45,21 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
 interface Prepared {
   features: number[][][];
   relevance: number[][];
+  weight: number[];
 }
 
 const prepare = (queries: readonly TrainingQuery[]): Prepared => ({
   features: queries.map((q) => computeFeatures(q.query, q.candidates)),
   relevance: queries.map((q) => q.relevance.map((r) => Math.max(0, r))),
+  weight: queries.map((q) => Math.max(1, Math.round(q.weight ?? 1))),
 });
+
+/** Each query repeated `weight` times: what the fit sees. */
+function weighted(data: Prepared): Prepared {
+  if (data.weight.every((w) => w === 1)) return data;
+  const idx = data.weight.flatMap((w, i) => new Array<number>(w).fill(i));
+  return { features: idx.map((i) => data.features[i]!), relevance: idx.map((i) => data.relevance[i]!), weight: idx.map(() => 1) };
+}
 
 function meanAndScale(rows: readonly number[][], dimensions: number): { mean: number[]; scale: number[] } {
   const mean = new Array<number>(dimensions).fill(0);
@@ -57,7 +71,8 @@ function meanAndScale(rows: readonly number[][], dimensions: number): { mean: nu
 
 type Uncalibrated = Omit<LtrModel, 'calibration' | 'trainedOn'>;
 
-function fitRanker(data: Prepared, o: TrainOptions): Uncalibrated {
+function fitRanker(given: Prepared, o: TrainOptions): Uncalibrated {
+  const data = weighted(given);
   const dimensions = FEATURE_NAMES.length;
   const { mean, scale } = meanAndScale(data.features.flat(), dimensions);
   const matrices: QueryMatrix[] = data.features.map((xs, qi) => ({ z: xs.map((x) => standardise({ mean, scale }, x)), relevance: data.relevance[qi]! }));
@@ -118,7 +133,7 @@ export function foldOf(i: number, k: number, seed: number): number {
 
 function subset(data: Prepared, keep: (i: number) => boolean): Prepared {
   const idx = data.features.map((_, i) => i).filter(keep);
-  return { features: idx.map((i) => data.features[i]!), relevance: idx.map((i) => data.relevance[i]!) };
+  return { features: idx.map((i) => data.features[i]!), relevance: idx.map((i) => data.relevance[i]!), weight: idx.map((i) => data.weight[i]!) };
 }
 
 /** Raw scores each query gets from a model trained without its fold. */
