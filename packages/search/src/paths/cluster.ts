@@ -1,4 +1,4 @@
-import { clusterCentroids, clusterCentroidsById, clusterCentroidVersions, clusterMembers, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
+import { clusterCentroidsById, clusterCentroidVersions, clusterMembers, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
 import { cachedRead, derive, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
@@ -47,25 +47,17 @@ export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs?
    */
   const known = new Map<string, Map<string, { version: string; centroid: Centroid }>>();
   const loadCentroids = async (workspaceId: string): Promise<Centroid[]> => {
-    const previous = known.get(workspaceId);
-    if (!previous) {
-      // The first read is whole. Versions first: a centroid written between the two reads is kept with the
-      // older version, so the next reload sees its version moved and reads it again.
-      const versions = new Map((await clusterCentroidVersions(db, workspaceId)).map((v) => [v.id, v.version]));
-      const all = await clusterCentroids(db, workspaceId);
-      const next = new Map(all.map((c) => [c.id, { version: versions.get(c.id) ?? '', centroid: { id: c.id, unit: toUnit(c.vector), memberCount: c.memberCount } }]));
-      known.set(workspaceId, next);
-      return [...next.values()].map((e) => e.centroid);
-    }
+    const previous = known.get(workspaceId) ?? new Map<string, { version: string; centroid: Centroid }>();
     const versions = await clusterCentroidVersions(db, workspaceId);
     const moved = versions.filter((v) => previous.get(v.id)?.version !== v.version).map((v) => v.id);
+    // Each centroid is read with its own version, so one written meanwhile is read again next time.
     const fresh = new Map((await clusterCentroidsById(db, moved)).map((c) => [c.id, c]));
     const next = new Map<string, { version: string; centroid: Centroid }>();
     for (const v of versions) {
       const read = fresh.get(v.id);
       const kept = previous.get(v.id);
       if (read) next.set(v.id, { version: read.version, centroid: { id: v.id, unit: toUnit(read.vector), memberCount: v.memberCount } });
-      else if (kept && kept.version === v.version) next.set(v.id, { version: v.version, centroid: { ...kept.centroid, memberCount: v.memberCount } });
+      else if (kept?.version === v.version) next.set(v.id, { version: v.version, centroid: { ...kept.centroid, memberCount: v.memberCount } });
     }
     known.set(workspaceId, next);
     return [...next.values()].map((e) => e.centroid);

@@ -34,15 +34,6 @@ export async function itemsOfActors(db: Queryable, filter: ItemFilter, actorIds:
   return res.rows;
 }
 
-/** Centroids of the workspace's non-empty clusters. */
-export async function clusterCentroids(db: Queryable, workspaceId: string): Promise<{ id: string; vector: number[]; memberCount: number }[]> {
-  const res = await db.query<{ id: string; centroid: number[] | null; member_count: number }>(
-    'SELECT id, centroid, member_count FROM clusters WHERE workspace_id = $1 AND member_count > 0 AND centroid IS NOT NULL',
-    [workspaceId],
-  );
-  return res.rows.filter((r) => Array.isArray(r.centroid)).map((r) => ({ id: r.id, vector: r.centroid!, memberCount: r.member_count }));
-}
-
 /** The workspace's clusters with a centroid: each one's version (moves with every centroid write) and size. */
 export async function clusterCentroidVersions(db: Queryable, workspaceId: string): Promise<{ id: string; version: string; memberCount: number }[]> {
   const res = await db.query<{ id: string; version: string; member_count: number }>(
