@@ -2,14 +2,10 @@ import { refreshExpertise } from '@engram/indexer';
 import type { JobHandlers } from '@engram/queue';
 import { clearStaleExpertise, listStaleExpertise } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
+import { isIndexing, pacer } from './pace.js';
 
 /** Actors one `refreshExpertise` call recomputes: bounded statements however many are stale. */
 const ACTORS_PER_CALL = 200;
-/** The least time between two passes over a workspace's stale actors. */
-const MIN_PACE_MS = 5_000;
-/** A pass waits this many times the last pass's duration after it, so passes take at most a fifth of the time. */
-const PACE_FACTOR = 4;
-
 /**
  * While items are being indexed, a pass leaves people with more items than this for the pass after the
  * burst: recomputing a prolific author re-reads their whole history (thousands of items' entities) for a
@@ -17,8 +13,8 @@ const PACE_FACTOR = 4;
  */
 const BUSY_MAX_ITEMS = 300;
 
-/** The last pass's duration per workspace, in this process: what paces the next one. */
-const lastPassMs = new Map<string, number>();
+/** At least 5 s between two passes over a workspace, and four times the last pass's duration: at most a fifth of the time. */
+const passes = pacer(5_000, 4);
 
 /**
  * Asks for a pass over the workspace's stale actors (the indexer marks them as it writes their items).
@@ -28,9 +24,8 @@ const lastPassMs = new Map<string, number>();
  * indexed item re-read the top authors' whole history hundreds of times.
  */
 export async function requestExpertisePass(runtime: Runtime, workspaceId: string): Promise<void> {
-  const paceMs = Math.max(MIN_PACE_MS, PACE_FACTOR * (lastPassMs.get(workspaceId) ?? 0));
-  const window = Math.floor(Date.now() / paceMs);
-  await runtime.queue.enqueue('actors.expertise', { workspaceId }, { jobId: `expertise:${workspaceId}:${paceMs}:${window}`, delayMs: paceMs });
+  const window = passes.window(workspaceId);
+  await runtime.queue.enqueue('actors.expertise', { workspaceId }, { jobId: `expertise:${workspaceId}:${window.id}`, delayMs: window.ms });
 }
 
 /**
@@ -46,8 +41,7 @@ export function expertiseHandler(runtime: Runtime): Pick<JobHandlers, 'actors.ex
         return;
       }
       const started = performance.now();
-      const depth = (await runtime.queue.depths())['index.event'];
-      const busy = depth.waiting + depth.active > 0;
+      const busy = await isIndexing(runtime);
       // The last event of a burst asks for a pass that runs once the burst is over: it takes everyone left.
       const stale = (await listStaleExpertise(runtime.db, workspaceId)).filter((s) => !busy || s.itemCount <= BUSY_MAX_ITEMS);
       for (let i = 0; i < stale.length; i += ACTORS_PER_CALL) {
@@ -55,7 +49,7 @@ export function expertiseHandler(runtime: Runtime): Pick<JobHandlers, 'actors.ex
         await refreshExpertise(runtime.db, workspaceId, part.map((s) => s.actorId));
         await clearStaleExpertise(runtime.db, part);
       }
-      lastPassMs.set(workspaceId, performance.now() - started);
+      passes.ran(workspaceId, performance.now() - started);
     },
   };
 }

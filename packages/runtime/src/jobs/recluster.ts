@@ -2,6 +2,7 @@ import { rebuildAreaModel, recluster } from '@engram/indexer';
 import type { JobHandlers } from '@engram/queue';
 import { getAreaModelVersion, refreshPlannerStatsByTable } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
+import { isIndexing, pacer } from './pace.js';
 
 /** How long a re-cluster waiting for indexing to go quiet sleeps between looks. */
 const QUIET_POLL_MS = 5_000;
@@ -17,12 +18,8 @@ export async function rebuildWhenQuiet(runtime: Runtime, workspaceId: string): P
   await runtime.queue.enqueue('cluster.recluster', { workspaceId, whenQuiet: true }, { jobId: `recluster:${workspaceId}:after:${built?.builtAt ?? 'none'}`, delayMs: QUIET_POLL_MS });
 }
 
-/** The least time between two re-clusters a burst of indexing asks for. */
-const BURST_RECLUSTER_MIN_MS = 600_000;
-/** A burst's next re-cluster waits this many times the last one's duration: at most a tenth of the time. */
-const BURST_RECLUSTER_FACTOR = 10;
-/** The last re-cluster's duration per workspace, in this process. */
-const lastReclusterMs = new Map<string, number>();
+/** A burst's re-clusters: at least ten minutes apart, and ten times the last one's duration (at most a tenth of the time). */
+const burstReclusters = pacer(600_000, 10);
 
 /**
  * Asks for a re-cluster during a burst of indexing: merges reunite what concurrent assignment split.
@@ -32,8 +29,8 @@ const lastReclusterMs = new Map<string, number>();
  * is not paced.
  */
 export async function requestBurstRecluster(runtime: Runtime, workspaceId: string): Promise<void> {
-  const windowMs = Math.max(BURST_RECLUSTER_MIN_MS, BURST_RECLUSTER_FACTOR * (lastReclusterMs.get(workspaceId) ?? 0));
-  await runtime.queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${windowMs}:${Math.floor(Date.now() / windowMs)}`, delayMs: 5_000 });
+  const window = burstReclusters.window(workspaceId);
+  await runtime.queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${window.id}`, delayMs: 5_000 });
 }
 
 /**
@@ -45,8 +42,7 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
   return {
     'cluster.recluster': async ({ workspaceId, whenQuiet }) => {
       if (whenQuiet) {
-        const indexing = (await queue.depths())['index.event'];
-        if (indexing.waiting + indexing.active > 0) {
+        if (await isIndexing(runtime)) {
           await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet }, { jobId: `recluster:${workspaceId}:quiet:${Date.now()}`, delayMs: QUIET_POLL_MS });
           return;
         }
@@ -61,7 +57,7 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
       started = performance.now();
       const areas = await rebuildAreaModel(db, workspaceId);
       logger.info({ workspaceId, ...areas, ms: Math.round(performance.now() - started) }, 'area model rebuilt');
-      lastReclusterMs.set(workspaceId, performance.now() - began);
+      burstReclusters.ran(workspaceId, performance.now() - began);
       // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow.
       await refreshPlannerStatsByTable(db, () => new Promise((resolve) => setImmediate(resolve)));
     },

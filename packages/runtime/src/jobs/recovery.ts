@@ -7,8 +7,8 @@ import { recoverSyncs, scheduleIncrementalSyncs } from './syncPage.js';
 
 /**
  * What a process does before and as its jobs start: re-embed after a model change, re-tokenize an index
- * built by another tokenizer, re-enqueue staged events (and expertise passes) a crash left pending, resume syncs, and schedule
- * the periodic jobs (and an area model for an index that has none).
+ * built by another tokenizer, re-enqueue staged events (and expertise passes) a crash left pending,
+ * resume syncs, and schedule the periodic jobs (and an area model for an index that has none).
  */
 export async function recoverAtStart(runtime: Runtime, indexer: Indexer): Promise<void> {
   const { db, queue, logger } = runtime;

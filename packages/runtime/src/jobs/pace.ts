@@ -1,0 +1,27 @@
+import type { Runtime } from '../runtime.js';
+
+/**
+ * Paced requests for a background job per workspace: requests within one window share a job id, and
+ * the window is at least `minMs` and `factor` times the last run's duration in this process, so the job
+ * takes at most 1/(factor + 1) of the time however large the workspace grows.
+ */
+export function pacer(minMs: number, factor: number) {
+  const lastRunMs = new Map<string, number>();
+  return {
+    /** The window a request made now falls in: its length (the delay before the job runs) and an id for it. */
+    window(workspaceId: string): { ms: number; id: string } {
+      const ms = Math.max(minMs, factor * (lastRunMs.get(workspaceId) ?? 0));
+      return { ms, id: `${ms}:${Math.floor(Date.now() / ms)}` };
+    },
+    /** Records a run's duration: what paces the next window. */
+    ran(workspaceId: string, ms: number): void {
+      lastRunMs.set(workspaceId, ms);
+    },
+  };
+}
+
+/** Whether indexing is waiting or running: the passes and re-clusters that defer to it ask this. */
+export async function isIndexing(runtime: Runtime): Promise<boolean> {
+  const indexing = (await runtime.queue.depths())['index.event'];
+  return indexing.waiting + indexing.active > 0;
+}
