@@ -1,4 +1,5 @@
 import { listClusterCentroids, type Queryable } from '@engram/stores';
+import { CentroidRows, type Nearest } from './centroidRows.js';
 import { centre, centredCosine, centredMean, dot, norm, type CentredMean } from './features.js';
 import { countItems } from './itemTopics.js';
 
@@ -20,6 +21,8 @@ export interface CachedCluster {
 
 export interface WorkspaceCentroids {
   clusters: Map<string, CachedCluster>;
+  /** The same centroids as one matrix, for the nearest-cluster scan. */
+  rows: CentroidRows;
   /** Sum of every member's feature (count times centroid, over clusters) and the member count: the workspace mean. */
   sum: Float64Array;
   members: number;
@@ -36,7 +39,7 @@ export function invalidateCentroids(db: object, workspaceId: string): void {
 
 async function load(db: Queryable, workspaceId: string, dimensions: number): Promise<WorkspaceCentroids> {
   const rows = await listClusterCentroids(db, workspaceId);
-  const cache: WorkspaceCentroids = { clusters: new Map(), sum: new Float64Array(dimensions), members: 0, itemCount: 0, loadedAt: Date.now() };
+  const cache: WorkspaceCentroids = { clusters: new Map(), rows: new CentroidRows(dimensions), sum: new Float64Array(dimensions), members: 0, itemCount: 0, loadedAt: Date.now() };
   for (const row of rows) {
     // A centroid from another model's vectors is not comparable: it waits for the next recluster.
     if (row.centroid === null || row.centroid.length !== dimensions) continue;
@@ -60,10 +63,7 @@ export async function centroidsFor(db: Queryable, workspaceId: string, dimension
   return fresh;
 }
 
-export interface Nearest {
-  id: string;
-  similarity: number;
-}
+export type { Nearest };
 
 /** The workspace mean as the cache knows it (shrunk while the workspace is small, see features.ts). */
 export const workspaceMean = (cache: WorkspaceCentroids): CentredMean => centredMean(cache.sum, cache.members);
@@ -78,15 +78,7 @@ export function nearestCluster(cache: WorkspaceCentroids, feature: Float32Array,
   const centred = centre(feature, mean);
   // `centredCosine` per cluster, with the feature's own term (the same for every cluster) computed once:
   // two dot products a cluster instead of three, on the indexer's hottest loop.
-  const featureTowardMean = dot(centred, mean.mean);
-  let best: Nearest | null = null;
-  for (const cluster of cache.clusters.values()) {
-    if (cluster.id === exclude) continue;
-    const length2 = cluster.norm * cluster.norm - 2 * dot(cluster.centroid, mean.mean) + mean.norm2;
-    const similarity = length2 <= 1e-12 ? 0 : (dot(centred, cluster.centroid) - featureTowardMean) / Math.sqrt(length2);
-    if (best === null || similarity > best.similarity) best = { id: cluster.id, similarity };
-  }
-  return best;
+  return cache.rows.nearest(centred, mean, dot(centred, mean.mean), exclude);
 }
 
 export function putCluster(cache: WorkspaceCentroids, id: string, centroid: Float32Array, count: number, version: string): void {
@@ -95,6 +87,12 @@ export function putCluster(cache: WorkspaceCentroids, id: string, centroid: Floa
   cache.members -= previous?.count ?? 0;
   if (count > 0) for (let i = 0; i < cache.sum.length; i++) cache.sum[i]! += (centroid[i] ?? 0) * count;
   cache.members += Math.max(0, count);
-  if (count <= 0) cache.clusters.delete(id);
-  else cache.clusters.set(id, { id, centroid, norm: norm(centroid), count, version });
+  if (count <= 0) {
+    cache.clusters.delete(id);
+    cache.rows.delete(id);
+  } else {
+    const cluster = { id, centroid, norm: norm(centroid), count, version };
+    cache.clusters.set(id, cluster);
+    cache.rows.set(id, centroid, cluster.norm);
+  }
 }

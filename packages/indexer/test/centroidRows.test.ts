@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { CentroidRows } from '../src/clusters/centroidRows.js';
+import { centre, centredCosine, centredMean, dot, norm } from '../src/clusters/features.js';
+
+/** A deterministic pseudo-random vector. */
+function vector(seed: number, dimensions: number): Float32Array {
+  const out = new Float32Array(dimensions);
+  let s = seed;
+  for (let i = 0; i < dimensions; i++) {
+    s = (s * 16807) % 2147483647;
+    out[i] = s / 2147483647 - 0.5;
+  }
+  return out;
+}
+
+/** The nearest centroid the way it is defined: `centredCosine` against each, the first of equals kept. */
+function bruteForce(centroids: Map<string, Float32Array>, feature: Float32Array, sum: Float64Array, count: number, exclude?: string) {
+  const mean = centredMean(sum, count);
+  const centred = centre(feature, mean);
+  let best: { id: string; similarity: number } | null = null;
+  for (const [id, c] of centroids) {
+    if (id === exclude) continue;
+    const similarity = centredCosine(centred, c, norm(c), mean);
+    if (best === null || similarity > best.similarity) best = { id, similarity };
+  }
+  return best;
+}
+
+describe('CentroidRows', () => {
+  it('finds the centroid a scan over every cluster finds, with the same similarity, after rows are overwritten, removed and the matrix grows', () => {
+    const d = 24;
+    const rows = new CentroidRows(d, 2);
+    const centroids = new Map<string, Float32Array>();
+    const sum = new Float64Array(d);
+    for (let k = 0; k < 150; k++) {
+      const c = vector(k + 1, d);
+      centroids.set(`c${k}`, c);
+      rows.set(`c${k}`, c, norm(c));
+      c.forEach((x, i) => (sum[i]! += x));
+    }
+    // Overwrite some, remove others (the last row moves into the hole).
+    for (let k = 0; k < 150; k += 7) {
+      const c = vector(1000 + k, d);
+      centroids.set(`c${k}`, c);
+      rows.set(`c${k}`, c, norm(c));
+    }
+    for (const k of [3, 149, 0, 148, 77]) {
+      centroids.delete(`c${k}`);
+      rows.delete(`c${k}`);
+    }
+    expect(rows.size).toBe(centroids.size);
+    const mean = centredMean(sum, 150);
+    for (let q = 0; q < 40; q++) {
+      const feature = vector(5000 + q, d);
+      const centred = centre(feature, mean);
+      const exclude = q % 3 === 0 ? bruteForce(centroids, feature, sum, 150)!.id : undefined;
+      const found = rows.nearest(centred, mean, dot(centred, mean.mean), exclude);
+      const expected = bruteForce(centroids, feature, sum, 150, exclude)!;
+      expect(found).not.toBeNull();
+      expect(found!.id).toBe(expected.id);
+      expect(found!.id).not.toBe(exclude);
+      expect(Math.abs(found!.similarity - expected.similarity)).toBeLessThan(1e-12);
+    }
+  });
+
+  it('has no nearest row when empty or when the only row is excluded', () => {
+    const rows = new CentroidRows(4);
+    const mean = centredMean(new Float64Array(4), 0);
+    const unit = new Float32Array([1, 0, 0, 0]);
+    expect(rows.nearest(unit, mean, 0)).toBeNull();
+    rows.set('a', unit, 1);
+    expect(rows.nearest(unit, mean, 0, 'a')).toBeNull();
+    expect(rows.nearest(unit, mean, 0)?.id).toBe('a');
+    expect(() => rows.set('b', new Float32Array(3), 1)).toThrow(/3 dimensions/);
+  });
+});
