@@ -71,17 +71,24 @@ export async function readItemClusterState(db: Queryable, workspaceId: string, i
   return { currentClusterId: row?.current ?? null, clusterCount: row?.clusters ?? 0, title: row?.title ?? '', mentions: row?.entities ?? [] };
 }
 
-/** `readItemClusterState` for many items of a workspace in one query; items that do not exist are absent. */
+/**
+ * `readItemClusterState` for many items of a workspace in one query; items that do not exist are absent.
+ * The batch's mentions are read in one join (not a correlated subquery per item, which the planner ran as
+ * a scan of the workspace's entities for each item: a cost per batch that grew with the workspace).
+ */
 export async function readItemClusterStates(db: Queryable, workspaceId: string, itemIds: readonly string[], categories: readonly string[]): Promise<Map<string, ItemClusterState>> {
   if (itemIds.length === 0) return new Map();
   const res = await db.query<{ id: string; current: string | null; clusters: number; title: string | null; entities: MentionRow[] | null }>(
-    `SELECT i.id, (SELECT cluster_id FROM cluster_members WHERE item_id = i.id) AS current,
+    `WITH m AS (
+       SELECT em.item_id, jsonb_agg(jsonb_build_object('category', e.category, 'key', e.key, 'confidence', em.confidence, 'df', e.item_count) ORDER BY e.category, e.key) AS entities
+       FROM entity_mentions em JOIN entities e ON e.id = em.entity_id
+       WHERE em.item_id = ANY($2::text[]) AND e.category = ANY($3::text[])
+       GROUP BY em.item_id)
+     SELECT i.id, cm.cluster_id AS current,
        (SELECT count(*)::int FROM clusters WHERE workspace_id = $1 AND member_count > 0) AS clusters,
-       coalesce(nullif(i.title, ''), split_part(i.snippet, E'\\n', 1)) AS title,
-       (SELECT jsonb_agg(jsonb_build_object('category', e.category, 'key', e.key, 'confidence', em.confidence, 'df', e.item_count))
-          FROM entity_mentions em JOIN entities e ON e.id = em.entity_id
-          WHERE em.item_id = i.id AND e.category = ANY($3::text[])) AS entities
-     FROM items i WHERE i.workspace_id = $1 AND i.id = ANY($2::text[])`,
+       coalesce(nullif(i.title, ''), split_part(i.snippet, E'\\n', 1)) AS title, m.entities
+     FROM items i LEFT JOIN cluster_members cm ON cm.item_id = i.id LEFT JOIN m ON m.item_id = i.id
+     WHERE i.workspace_id = $1 AND i.id = ANY($2::text[])`,
     [workspaceId, itemIds, categories],
   );
   return new Map(res.rows.map((r) => [r.id, { currentClusterId: r.current, clusterCount: r.clusters, title: r.title ?? '', mentions: r.entities ?? [] }]));
