@@ -43,24 +43,24 @@ describe('vector memory index', () => {
     return [...best].sort((a, b) => b[1] - a[1]).slice(0, k).map(([id]) => id);
   };
 
-  it('finds the exact best items by their best chunk, unfiltered (native scan) and filtered', () => {
+  it('finds the exact best items by their best chunk, unfiltered (native scan) and filtered', async () => {
     for (let t = 0; t < 5; t++) {
       const q = vector();
-      expect(index.search(q, { workspaceId: 'w' }, 50).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
-      expect(index.search(q, { workspaceId: 'w', types: ['commit'] }, 20).map((h) => h.itemId)).toEqual(bruteForce(q, 20, (id) => i(id) % 2 === 1));
+      expect((await index.search(q, { workspaceId: 'w' }, 50)).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
+      expect((await index.search(q, { workspaceId: 'w', types: ['commit'] }, 20)).map((h) => h.itemId)).toEqual(bruteForce(q, 20, (id) => i(id) % 2 === 1));
     }
   });
 
-  it('forgets deleted items and keeps the rest exact after the rows move', () => {
+  it('forgets deleted items and keeps the rest exact after the rows move', async () => {
     index.deleteItems('w', ['item0', 'item3', 'item2999']);
     const q = records.find((r) => r.id === 'item3')!.vector;
-    const hits = index.search(q, { workspaceId: 'w' }, 10).map((h) => h.itemId);
+    const hits = (await index.search(q, { workspaceId: 'w' }, 10)).map((h) => h.itemId);
     expect(hits).not.toContain('item3');
     const remaining = records.filter((r) => !['item0', 'item3', 'item2999'].includes(r.itemId));
     records.length = 0;
     records.push(...remaining);
     expect(hits).toEqual(bruteForce(q, 10));
-    expect(index.search(q, { workspaceId: 'other' }, 10)).toEqual([]);
+    expect((await index.search(q, { workspaceId: 'other' }, 10))).toEqual([]);
   });
 });
 
@@ -84,11 +84,11 @@ describe('vector memory index above the int8 pre-scan size', () => {
       .map(([id]) => id);
   };
 
-  it('finds the same best items as an exact scan, as rows are added (one wider than the int8 scale) and removed', () => {
+  it('finds the same best items as an exact scan, as rows are added (one wider than the int8 scale) and removed', async () => {
     add(17_000, 0);
     for (let t = 0; t < 3; t++) {
       const q = vector();
-      expect(index.search(q, { workspaceId: 'w' }, 50).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
+      expect((await index.search(q, { workspaceId: 'w' }, 50)).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
     }
     // After the int8 copy exists: trimmed to its rows (as after a load), then new rows (one that does not
     // fit its scale: a spike on one dimension) and deletes that move rows.
@@ -102,8 +102,8 @@ describe('vector memory index above the int8 pre-scan size', () => {
     for (const id of gone) records.delete(id);
     for (let t = 0; t < 3; t++) {
       const q = vector();
-      expect(index.search(q, { workspaceId: 'w' }, 50).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
+      expect((await index.search(q, { workspaceId: 'w' }, 50)).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
     }
-    expect(index.search(spike, { workspaceId: 'w' }, 1).map((h) => h.itemId)).toEqual(['i-spike']);
+    expect((await index.search(spike, { workspaceId: 'w' }, 1)).map((h) => h.itemId)).toEqual(['i-spike']);
   });
 });

@@ -1,4 +1,5 @@
 import { exactSearch, MetricKind, type Matches } from 'usearch';
+import { scanInt8 } from './scanThread.js';
 import type { VectorFilter, VectorHit, VectorRecord } from './types.js';
 
 /** A chunk as the memory index holds it: its filter fields and its row in its workspace's matrix. */
@@ -34,6 +35,9 @@ function toUnit(vector: ArrayLike<number>): Float32Array | null {
   for (let i = 0; i < vector.length; i++) out[i] = vector[i]! * scale;
   return out;
 }
+
+/** An int8 array the scan thread can read without a copy. */
+const sharedInt8 = (length: number): Int8Array => new Int8Array(new SharedArrayBuffer(length));
 
 /** Below this many chunks a workspace is scored in JavaScript; above it, by usearch's native SIMD scan. */
 const NATIVE_MIN_ROWS = 4_096;
@@ -74,7 +78,7 @@ class WorkspaceMatrix {
       let max = 0;
       for (let i = 0; i < used.length; i++) max = Math.max(max, Math.abs(used[i]!));
       this.q8Scale = max > 0 ? 127 / max : 1;
-      this.q8 = new Int8Array(this.data.length);
+      this.q8 = sharedInt8(this.data.length);
       for (let i = 0; i < used.length; i++) this.q8[i] = Math.round(used[i]! * this.q8Scale);
       this.q8Stale = false;
     }
@@ -111,7 +115,7 @@ class WorkspaceMatrix {
     next.set(this.data.subarray(0, used));
     this.data = next;
     if (this.q8) {
-      const q = new Int8Array(length);
+      const q = sharedInt8(length);
       q.set(this.q8.subarray(0, used));
       this.q8 = q;
     }
@@ -210,7 +214,7 @@ export function createMemoryIndex() {
     deleteItems(workspaceId: string, itemIds: readonly string[]): void {
       for (const itemId of itemIds) for (const id of [...(chunksOf.get(itemKey(workspaceId, itemId)) ?? [])]) remove(id);
     },
-    search(vector: readonly number[], filter: VectorFilter, k: number): VectorHit[] {
+    async search(vector: readonly number[], filter: VectorFilter, k: number): Promise<VectorHit[]> {
       const query = toUnit(vector);
       const matrix = workspaces.get(filter.workspaceId);
       if (!query || k <= 0 || !matrix || matrix.dims !== query.length) return [];
@@ -242,10 +246,11 @@ export function createMemoryIndex() {
  * The k best items of an unfiltered workspace by the native scan: it returns the best chunks, and an
  * item may have several, so it asks for more chunks until k distinct items are found (or all are).
  */
-function nativeSearch(matrix: WorkspaceMatrix, query: Float32Array, k: number): VectorHit[] {
-  const rows = matrix.rows;
-  for (let want = Math.min(rows, Math.ceil(k * 1.5)); ; want = Math.min(rows, want * 4)) {
-    const found = rows >= QUANTIZED_MIN_ROWS ? quantizedScan(matrix, query, want) : scan(matrix.data.subarray(0, rows * matrix.dims), query, matrix.dims, want);
+async function nativeSearch(matrix: WorkspaceMatrix, query: Float32Array, k: number): Promise<VectorHit[]> {
+  for (let want = Math.min(matrix.rows, Math.ceil(k * 1.5)); ; want = Math.min(matrix.rows, want * 4)) {
+    // Read after the int8 scan's await: rows may have come and gone meanwhile.
+    const found = matrix.rows >= QUANTIZED_MIN_ROWS ? await quantizedScan(matrix, query, want) : scan(matrix.data.subarray(0, matrix.rows * matrix.dims), query, matrix.dims, want);
+    const rows = matrix.rows;
     const best = new Map<string, number>();
     for (let i = 0; i < found.rows.length; i++) {
       const entry = matrix.entries[found.rows[i]!]!;
@@ -272,19 +277,26 @@ function scan(data: Float32Array, query: Float32Array, dims: number, want: numbe
 
 /**
  * The `want` best rows: the int8 matrix's best `want * QUANTIZED_OVERFETCH` rows (at least
- * QUANTIZED_MIN_CANDIDATES), copied out and scored again with the float32 kernel.
+ * QUANTIZED_MIN_CANDIDATES), found on the scan thread, then copied out and scored again with the float32
+ * kernel on the rows as they are when the scan returns (a candidate past the last row is dropped).
  */
-function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want: number): { rows: number[]; distances: ArrayLike<number> } {
-  const rows = matrix.rows;
+async function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want: number): Promise<{ rows: number[]; distances: ArrayLike<number> }> {
   const dims = matrix.dims;
   const q8 = matrix.quantized();
   const q = new Int8Array(dims);
   const qScale = 127 / Math.max(1e-12, ...Array.from(query, Math.abs));
   for (let i = 0; i < dims; i++) q[i] = Math.round(query[i]! * qScale);
-  const count = Math.min(rows, Math.max(want * QUANTIZED_OVERFETCH, QUANTIZED_MIN_CANDIDATES));
-  if (count >= rows) return scan(matrix.data.subarray(0, rows * dims), query, dims, want);
-  const coarse = exactSearch(q8.subarray(0, rows * dims), q, dims, count, MetricKind.IP, SCAN_THREADS) as Matches;
-  const candidates = Array.from(coarse.keys, Number);
+  const scanned = matrix.rows;
+  const count = Math.min(scanned, Math.max(want * QUANTIZED_OVERFETCH, QUANTIZED_MIN_CANDIDATES));
+  if (count >= scanned) return scan(matrix.data.subarray(0, scanned * dims), query, dims, want);
+  // Should the scan thread fail, this event loop scans (as it did before the thread).
+  const coarse = await scanInt8(q8.buffer as SharedArrayBuffer, scanned, dims, q, count).catch(() => {
+    const found = exactSearch(q8.subarray(0, scanned * dims), q, dims, count, MetricKind.IP, SCAN_THREADS) as Matches;
+    return { rows: Uint32Array.from(found.keys, Number), distances: found.distances };
+  });
+  const rows = matrix.rows;
+  const candidates = Array.from(coarse.rows).filter((row) => row < rows);
+  if (candidates.length === 0) return { rows: [], distances: [] };
   const subset = new Float32Array(candidates.length * dims);
   candidates.forEach((row, i) => subset.set(matrix.data.subarray(row * dims, (row + 1) * dims), i * dims));
   const fine = scan(subset, query, dims, Math.min(want, candidates.length));

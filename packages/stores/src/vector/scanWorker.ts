@@ -1,0 +1,25 @@
+/**
+ * The int8 pre-scan's thread (`scanThread.ts`): usearch's exact scan of a shared int8 matrix, off the
+ * event loop that answers searches.
+ */
+import { createRequire } from 'node:module';
+import { parentPort } from 'node:worker_threads';
+import type * as Usearch from 'usearch';
+import type { ScanReply, ScanRequest } from './scanThread.js';
+
+// Through require: an ESM import of usearch never settles inside a worker started through tsx's loader.
+const { exactSearch, MetricKind } = createRequire(import.meta.url)('usearch') as typeof Usearch;
+
+const port = parentPort!;
+port.on('message', (m: ScanRequest) => {
+  let reply: ScanReply;
+  try {
+    const found = exactSearch(new Int8Array(m.data, 0, m.rows * m.dims), m.query, m.dims, m.count, MetricKind.IP, 1) as Usearch.Matches;
+    reply = { id: m.id, rows: Uint32Array.from(found.keys, Number), distances: Float32Array.from(found.distances) };
+  } catch (err) {
+    reply = { id: m.id, error: err instanceof Error ? err.message : String(err) };
+  }
+  port.postMessage(reply);
+});
+// Messages posted before this module finished loading are not delivered: the caller waits for this one.
+port.postMessage({ ready: true });
