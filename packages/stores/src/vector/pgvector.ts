@@ -11,13 +11,8 @@ const slug = (spec: CollectionSpec): string =>
 
 const literal = (v: number[]): string => `[${v.join(',')}]`;
 
-/**
- * Above this many chunks the embedded store searches with SQL over an HNSW index instead of its memory
- * index (a chunk costs its float32 row and its int8 copy: 2.5 KB at 512 dimensions, 5 KB at 1,024). It was
- * 250,000, which a 100k-item workspace passes: then PGlite built the HNSW index in the middle of the import
- * and a `fast` search took 310 ms (p50) against 24 ms at 30k, the vector path alone most of it.
- */
-export const MEMORY_INDEX_MAX_CHUNKS = 1_000_000;
+/** Above this many chunks the embedded store searches with SQL instead of its memory index (4 KB a 1,024-dim chunk). */
+export const MEMORY_INDEX_MAX_CHUNKS = 250_000;
 /** Chunks read per statement when the mirror loads. */
 const LOAD_PAGE = 2_000;
 

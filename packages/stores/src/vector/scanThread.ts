@@ -1,5 +1,5 @@
 /**
- * The memory index's int8 pre-scan in a thread of its own. At 100k items (260k chunks of 512 dims) that
+ * The memory index's int8 pre-scan in a thread of its own. At 100k items (102k chunks of 512 dims) that
  * scan was a quarter of the event loop's time under 16 searching clients, with the second core mostly
  * idle; here it runs beside the search's other paths. The matrix is a SharedArrayBuffer, so a scan copies
  * only the query. The scan may read rows the event loop is writing meanwhile: it only proposes candidates,
