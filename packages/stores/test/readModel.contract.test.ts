@@ -171,6 +171,37 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     await memory.close();
   });
 
+  it('follows writes in the background, so the first read after an import does not catch up the whole import', async () => {
+    const ws = await testWorkspace(db, 'readmodel-follow');
+    const p = `follow${randomSuffix()}`;
+    let catchUps = 0;
+    const counted = new Proxy(db, {
+      get(target, key) {
+        if (key === 'query') {
+          return (sql: string, params?: unknown[]) => {
+            if (sql.includes('WHERE change_seq > $1')) catchUps++;
+            return target.query(sql, params);
+          };
+        }
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const memory = createMemoryReadModel(counted, createSqlReadModel(db), { followMs: 20, maxStalenessMs: 25 });
+    expect(await memory.loaded()).toBe(true);
+    // Written with no read in between, as an import nobody searches during.
+    const id = await write(counted, ws, { n: 1, title: 'imported while nobody searched', body: 'followed in the background' }, p);
+    for (let waited = 0; catchUps === 0 && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(catchUps).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const before = catchUps;
+    const read = await memory.postings({ workspaceId: ws }, ['followed']);
+    expect(read.lists[0]?.count).toBe(1);
+    expect(read.itemId(read.lists[0]!.docs[0]!)).toBe(id);
+    expect(catchUps).toBe(before);
+    await memory.close();
+  });
+
   it('re-reads an item re-indexed many times without growing what a search reads', async () => {
     const ws = await testWorkspace(db, 'readmodel-churn');
     const p = `churn${randomSuffix()}`;

@@ -19,6 +19,8 @@ export interface ReadModelOptions {
   onError?: (err: unknown) => void;
   /** In memory: how long a read waits for a catch-up already running behind continuous writes (`createMemoryReadModel`). */
   maxStalenessMs?: number;
+  /** In memory: how often writes no read has caught up with are applied in the background (ms; 0: only before reads). */
+  followMs?: number;
 }
 
 /** The search's read model for this database: in memory on the embedded default, SQL otherwise. */

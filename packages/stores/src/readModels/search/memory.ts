@@ -15,6 +15,8 @@ const CATCH_UP_PAGE = 256;
 const APPLY_ITEMS_BETWEEN_YIELDS = 32;
 /** The tables of the change feed a catch-up reads: writes to others (expertise, clusters) need none. */
 const CHANGE_FEED = ['items', 'item_tombstones'];
+/** How often the model looks for writes no read has caught up with yet (0: only before reads). */
+const DEFAULT_FOLLOW_MS = 1_000;
 
 interface EntityEntry {
   id: string;
@@ -206,9 +208,10 @@ interface MentionRowRead {
 export function createMemoryReadModel(
   db: Db,
   fallback: SearchReadModel,
-  options: { onLoaded?: (info: { items: number; ms: number }) => void; onError?: (err: unknown) => void; maxStalenessMs?: number } = {},
+  options: { onLoaded?: (info: { items: number; ms: number }) => void; onError?: (err: unknown) => void; maxStalenessMs?: number; followMs?: number } = {},
 ): SearchReadModel & { loaded(): Promise<boolean> } {
   const maxStalenessMs = options.maxStalenessMs;
+  const followMs = options.followMs ?? DEFAULT_FOLLOW_MS;
   const workspaces = new Map<string, WorkspaceIndex>();
   let lastSeq = 0;
   let seenWrites = -1;
@@ -315,6 +318,17 @@ export function createMemoryReadModel(
   const loading = load().catch((err: unknown) => {
     options.onError?.(err);
   });
+
+  // Writes are followed in the background as well as before reads: an import nobody searched during left
+  // its whole change feed to the first searches after it, and while that one catch-up ran (over a minute
+  // after a 100k import) every read waited `maxStalenessMs` and answered from the index before the import.
+  const follower =
+    followMs > 0
+      ? setInterval(() => {
+          if (ready && !closed && !inFlight && db.writeCount(CHANGE_FEED) !== seenWrites) void refresh().catch((err: unknown) => options.onError?.(err));
+        }, followMs)
+      : null;
+  follower?.unref();
 
   /** Applies every write committed before the call (a catch-up already running may have started before it). */
   async function refresh(): Promise<void> {
@@ -451,6 +465,7 @@ export function createMemoryReadModel(
 
     async close() {
       closed = true;
+      if (follower) clearInterval(follower);
       await loading;
       await inFlight;
       workspaces.clear();
