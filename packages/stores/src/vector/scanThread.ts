@@ -26,11 +26,14 @@ interface ScanThread {
 }
 
 let thread: ScanThread | null = null;
+/** Why the thread could not start: then every scan fails at once (the caller scans itself), none respawns it. */
+let unavailable: Error | null = null;
 let nextId = 1;
 const waiting = new Map<number, { resolve: (r: { rows: Uint32Array; distances: Float32Array }) => void; reject: (e: Error) => void }>();
 
 function start(): ScanThread {
   const worker = spawnModuleWorker(new URL(import.meta.url.endsWith('.ts') ? './scanWorker.ts' : './scanWorker.js', import.meta.url));
+  let isReady = false;
   let ready: () => void = () => undefined;
   let failed: (e: Error) => void = () => undefined;
   const started = new Promise<void>((resolve, reject) => {
@@ -39,7 +42,10 @@ function start(): ScanThread {
   });
   const self: ScanThread = { worker, started };
   worker.on('message', (m: ScanReply | { ready: true }) => {
-    if ('ready' in m) return ready();
+    if ('ready' in m) {
+      isReady = true;
+      return ready();
+    }
     const entry = waiting.get(m.id);
     if (!entry) return;
     waiting.delete(m.id);
@@ -50,6 +56,7 @@ function start(): ScanThread {
   });
   const fail = (err: Error) => {
     if (thread === self) thread = null;
+    if (!isReady) unavailable = err;
     failed(err);
     for (const entry of waiting.values()) entry.reject(err);
     waiting.clear();
@@ -61,6 +68,7 @@ function start(): ScanThread {
 
 /** The `count` best rows of the shared int8 matrix's first `rows` rows by inner product with `query`. */
 export async function scanInt8(data: SharedArrayBuffer, rows: number, dims: number, query: Int8Array, count: number): Promise<{ rows: Uint32Array; distances: Float32Array }> {
+  if (unavailable) throw unavailable;
   thread ??= start();
   const { worker, started } = thread;
   worker.ref();
