@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, SearchReadModel } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
 import { sharedSnapshots } from '../src/paths/atRest.js';
-import { clusterPath, createCentroidCache } from '../src/paths/cluster.js';
+import { clusterPath, createCentroidCache, UnitCentroids } from '../src/paths/cluster.js';
 
 let db: Db;
 beforeAll(async () => {
@@ -33,5 +33,32 @@ describe('the cluster path', () => {
     expect(await nearest()).toEqual(['clu_c', 'clu_b', 'clu_a']);
     await db.query("DELETE FROM clusters WHERE id = 'clu_b'");
     expect(await nearest()).toEqual(['clu_c', 'clu_a']);
+  });
+});
+
+describe('the centroid matrix', () => {
+  it('ranks clusters as comparing the query with each centroid would, ties in row order', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648) * 2 - 1;
+    const unit = (v: number[]) => {
+      const n = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
+      return Float64Array.from(v, (x) => x / n);
+    };
+    // Rows of 8 dimensions, a few shorter (a model change leaves old centroids behind), and duplicates for ties.
+    const centroids = Array.from({ length: 300 }, (_, i) => ({ id: `c${i}`, unit: unit(Array.from({ length: i % 37 === 0 ? 5 : 8 }, rand)), memberCount: 1 }));
+    centroids.push({ ...centroids[10]!, id: 'dup10' }, { ...centroids[20]!, id: 'dup20' });
+    const matrix = new UnitCentroids(centroids);
+    for (let q = 0; q < 40; q++) {
+      const query = unit(Array.from({ length: 8 }, rand));
+      for (const [k, floor] of [[3, 0.35], [5, -1], [1, 0], [0, 0]] as const) {
+        const expected = centroids
+          .map((c) => ({ id: c.id, sim: c.unit.reduce((a, x, i) => a + x * query[i]!, 0) }))
+          .filter((c) => c.sim >= floor)
+          .sort((a, b) => b.sim - a.sim)
+          .slice(0, k);
+        expect(matrix.nearest(query, k, floor)).toEqual(expected);
+      }
+    }
+    expect(matrix.nearest(centroids[10]!.unit, 2, -1).map((c) => c.id)).toEqual(['c10', 'dup10']);
   });
 });

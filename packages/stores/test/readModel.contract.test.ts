@@ -81,9 +81,18 @@ async function snapshot(read: SearchReadModel, filter: ItemFilter, terms: string
     }))
     .filter((l) => l.df > 0)
     .sort((a, b) => (a.term < b.term ? -1 : 1));
-  const entities = (await read.entityMatches(filter, keys))
+  const matches = await read.entityMatches(filter, keys);
+  const entities = matches.entities
     .filter((e) => e.itemCount > 0)
-    .map((e) => ({ key: e.key, category: e.category, itemCount: e.itemCount, mentions: [...e.mentions].sort((a, b) => (a.itemId < b.itemId ? -1 : 1)) }))
+    .map((e) => ({
+      key: e.key,
+      category: e.category,
+      itemCount: e.itemCount,
+      mentions: [...Array(e.count).keys()]
+        .filter((m) => matches.admits(e.docs[m]!))
+        .map((m) => ({ itemId: matches.itemId(e.docs[m]!), confidence: e.confidence[m]! }))
+        .sort((a, b) => (a.itemId < b.itemId ? -1 : 1)),
+    }))
     .sort((a, b) => (a.key + a.category < b.key + b.category ? -1 : 1));
   const rows = [...(await read.poolRows(filter, ids)).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   const prs = [...(await read.pullRequestsOf(filter.workspaceId, ids))].sort();

@@ -3,7 +3,7 @@ import type { ItemFilter } from '../filters.js';
 import { cachedRead, derive, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
-interface Centroid {
+export interface Centroid {
   id: string;
   /** The centroid scaled to length 1 (a cosine is then one dot product). */
   unit: Float64Array;
@@ -19,12 +19,41 @@ const toUnit = (v: readonly number[]): Float64Array => {
 
 const TTL_MS = 60_000;
 
-const dot = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
-  let s = 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
-  return s;
-};
+/**
+ * A workspace's unit centroids as the rows of one contiguous matrix (rows of differing lengths padded
+ * with zeros, which leave every dot product as it was): a query is compared with every centroid (thousands
+ * at 100k items), and reading them in memory order beats a walk over one array per cluster.
+ */
+export class UnitCentroids {
+  readonly ids: string[];
+  private readonly rows: Float64Array;
+  private readonly stride: number;
+
+  constructor(centroids: readonly Centroid[]) {
+    this.ids = centroids.map((c) => c.id);
+    this.stride = Math.max(0, ...centroids.map((c) => c.unit.length));
+    this.rows = new Float64Array(centroids.length * this.stride);
+    centroids.forEach((c, r) => this.rows.set(c.unit, r * this.stride));
+  }
+
+  /** The `k` rows most similar to the unit `query` at or above `floor`, most similar first (ties: the earlier row). */
+  nearest(query: Float64Array, k: number, floor: number): { id: string; sim: number }[] {
+    const { rows, stride } = this;
+    const n = Math.min(query.length, stride);
+    const top: { id: string; sim: number }[] = [];
+    if (k <= 0) return top;
+    for (let r = 0, at = 0; r < this.ids.length; r++, at += stride) {
+      let sim = 0;
+      for (let i = 0; i < n; i++) sim += query[i]! * rows[at + i]!;
+      if (!(sim >= floor) || (top.length === k && sim <= top[k - 1]!.sim)) continue;
+      let i = top.length === k ? k - 1 : top.length;
+      while (i > 0 && top[i - 1]!.sim < sim) i--;
+      top.splice(i, 0, { id: this.ids[r]!, sim });
+      if (top.length > k) top.pop();
+    }
+    return top;
+  }
+}
 
 interface Member {
   id: string;
@@ -38,7 +67,7 @@ interface Member {
  * the database.
  */
 export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs?: number) {
-  const centroids = cachedRead(db, (workspaceId) => loadCentroids(workspaceId), { maxStaleMs, tables: ['clusters'], serverTtlMs: TTL_MS });
+  const centroids = cachedRead(db, async (workspaceId) => new UnitCentroids(await loadCentroids(workspaceId)), { maxStaleMs, tables: ['clusters'], serverTtlMs: TTL_MS });
   /**
    * The last centroids read per workspace, by cluster id with their versions: a reload reads every
    * cluster's version and size, then the centroids of only those whose version moved. While items are
@@ -90,12 +119,7 @@ export function clusterPath(read: SearchReadModel, clusters: CentroidCache, filt
   const started = performance.now();
   return (async () => {
     const all = await clusters.centroids(filter.workspaceId);
-    const query = toUnit(queryVector);
-    const ranked = all
-      .map((c) => ({ id: c.id, sim: dot(query, c.unit) }))
-      .filter((c) => c.sim >= options.floor)
-      .sort((a, b) => b.sim - a.sim)
-      .slice(0, options.clusters);
+    const ranked = all.nearest(toUnit(queryVector), Math.max(0, Math.floor(options.clusters)), options.floor);
     if (ranked.length === 0) return { scores: new Map(), ms: performance.now() - started, clusterIds: [] };
     const inner = await timed(async () => {
       const members = await clusters.members(read, filter, ranked.map((c) => c.id));

@@ -1,5 +1,6 @@
 import type { SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
+import { kthLargest } from './lexical.js';
 import { timed, type PathResult } from './types.js';
 
 export interface QueryEntity {
@@ -16,7 +17,8 @@ export interface QueryEntity {
 export function entityPath(read: SearchReadModel, filter: ItemFilter, entities: QueryEntity[], k: number): Promise<PathResult> {
   return timed(async () => {
     if (entities.length === 0) return { scores: new Map() };
-    const known = await read.entityMatches(filter, [...new Set(entities.map((e) => e.key))]);
+    const matches = await read.entityMatches(filter, [...new Set(entities.map((e) => e.key))]);
+    const known = matches.entities;
     if (known.length === 0) return { scores: new Map() };
     const n = Math.max(1, (await read.stats(filter.workspaceId)).documents);
     // Weight of each known entity the query names (by id), the best of the query's mentions of it.
@@ -29,19 +31,48 @@ export function entityPath(read: SearchReadModel, filter: ItemFilter, entities: 
     }
     const denom = [...weight.values()].reduce((a, x) => a + x, 0);
     if (denom === 0) return { scores: new Map() };
-    const raw = new Map<string, number>();
-    const matched = new Map<string, number>();
-    for (const entity of known) {
-      const w = weight.get(entity.id);
-      if (w === undefined) continue;
-      for (const m of entity.mentions) {
-        raw.set(m.itemId, (raw.get(m.itemId) ?? 0) + w * Math.min(1, m.confidence));
-        matched.set(m.itemId, (matched.get(m.itemId) ?? 0) + 1);
+    // Per document ordinal, as the lexical path scores: an entity of tens of thousands of mentions (a
+    // language, a busy directory) costs a few adds per mention, and only the kept `k` get an id.
+    const weighted = known.filter((e) => weight.has(e.id));
+    let maxDoc = -1;
+    for (const e of weighted) for (let m = 0; m < e.count; m++) maxDoc = Math.max(maxDoc, e.docs[m]!);
+    const { raw, matched } = scratch(maxDoc + 1);
+    const touched: number[] = [];
+    try {
+      for (const entity of weighted) {
+        const w = weight.get(entity.id)!;
+        for (let m = 0; m < entity.count; m++) {
+          const doc = entity.docs[m]!;
+          if (!matches.admits(doc)) continue;
+          if (matched[doc] === 0) touched.push(doc);
+          raw[doc] = raw[doc]! + w * Math.min(1, entity.confidence[m]!);
+          matched[doc] = matched[doc]! + 1;
+        }
+      }
+      const threshold = touched.length > k ? kthLargest(Float64Array.from(touched, (doc) => raw[doc]!), k) : -Infinity;
+      const ranked = touched
+        .filter((doc) => raw[doc]! >= threshold)
+        .map((doc) => ({ id: matches.itemId(doc), score: raw[doc]!, matched: matched[doc]! }))
+        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+        .slice(0, k);
+      const scores = new Map(ranked.map((r) => [r.id, Math.min(1, r.score / denom)]));
+      const signals = new Map(ranked.map((r) => [r.id, { entityMatches: r.matched }]));
+      return { scores, signals };
+    } finally {
+      for (const doc of touched) {
+        raw[doc] = 0;
+        matched[doc] = 0;
       }
     }
-    const ranked = [...raw].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, k);
-    const scores = new Map(ranked.map(([id, s]) => [id, Math.min(1, s / denom)]));
-    const signals = new Map(ranked.map(([id]) => [id, { entityMatches: matched.get(id) ?? 0 }]));
-    return { scores, signals };
   });
+}
+
+/** One slot per document ordinal, zeroed after each search (the scoring loop never awaits); grown, never shrunk. */
+let slots = { raw: new Float64Array(1 << 14), matched: new Uint16Array(1 << 14) };
+function scratch(size: number): { raw: Float64Array; matched: Uint16Array } {
+  if (size > slots.raw.length) {
+    const n = Math.max(size, slots.raw.length * 2);
+    slots = { raw: new Float64Array(n), matched: new Uint16Array(n) };
+  }
+  return slots;
 }

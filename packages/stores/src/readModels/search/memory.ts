@@ -2,7 +2,7 @@ import type { Db } from '../../db.js';
 import { readCommitted } from '../../pglite/thread.js';
 import { itemPredicate } from './filterSql.js';
 import { GrowingPostingList, packFields } from './postingLists.js';
-import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatch, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
+import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatch, type EntityMatchesRead, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
 
 /** Items read per page when loading: bounded work between yields to the event loop. */
 const PAGE = 1000;
@@ -386,35 +386,22 @@ export function createMemoryReadModel(
         const list = i === undefined ? undefined : ws.lists[i];
         return list && list.live > 0 ? [list] : [];
       });
-      const predicate = itemPredicate(filter);
-      const admits = predicate
-        ? (doc: number) =>
-            ws.alive[doc] === 1 &&
-            predicate({ id: ws.ids[doc]!, source: ws.source[doc]!, type: ws.type[doc]!, occurredAt: ws.occurredAt[doc]!, actorNames: ws.actorNames[doc]! })
-        : ws.isLive;
-      return { ...stats, lists, admits, itemId: (doc) => ws.ids[doc]!, docLength: (doc) => ws.length[doc]! };
+      return { ...stats, lists, admits: admitting(ws, filter), itemId: (doc) => ws.ids[doc]!, docLength: (doc) => ws.length[doc]! };
     },
 
-    async entityMatches(filter, keys): Promise<EntityMatch[]> {
+    async entityMatches(filter, keys): Promise<EntityMatchesRead> {
       if (!(await use())) return fallback.entityMatches(filter, keys);
       const ws = workspaces.get(filter.workspaceId);
-      if (!ws) return [];
-      const predicate = itemPredicate(filter);
-      const out: EntityMatch[] = [];
+      if (!ws) return { entities: [], admits: () => false, itemId: () => '' };
+      const entities: EntityMatch[] = [];
       for (const key of new Set(keys)) {
         for (const e of ws.entitiesByKey.get(key) ?? []) {
           const entry = ws.entities[e]!;
-          if (entry.live <= 0) continue;
-          const mentions: EntityMatch['mentions'] = [];
-          entry.docs.forEach((doc, i) => {
-            if (ws.alive[doc] !== 1) return;
-            if (predicate && !predicate({ id: ws.ids[doc]!, source: ws.source[doc]!, type: ws.type[doc]!, occurredAt: ws.occurredAt[doc]!, actorNames: ws.actorNames[doc]! })) return;
-            mentions.push({ itemId: ws.ids[doc]!, confidence: entry.confidence[i]! });
-          });
-          out.push({ id: entry.id, key: entry.key, category: entry.category, itemCount: entry.live, mentions });
+          // The entry's arrays as they are: a later write replaces them (`compactEntity`) or appends past `count`.
+          if (entry.live > 0) entities.push({ id: entry.id, key: entry.key, category: entry.category, itemCount: entry.live, count: entry.docs.length, docs: entry.docs, confidence: entry.confidence });
         }
       }
-      return out;
+      return { entities, admits: admitting(ws, filter), itemId: (doc) => ws.ids[doc]! };
     },
 
     async poolRows(filter, ids): Promise<Map<string, PoolRow>> {
@@ -471,6 +458,15 @@ export function createMemoryReadModel(
       workspaces.clear();
     },
   };
+}
+
+/** Whether a document of `ws` counts for a read under `filter`: the current version of its item, and passing the filter. */
+function admitting(ws: WorkspaceIndex, filter: Parameters<typeof itemPredicate>[0]): (doc: number) => boolean {
+  const predicate = itemPredicate(filter);
+  return predicate
+    ? (doc: number) =>
+        ws.alive[doc] === 1 && predicate({ id: ws.ids[doc]!, source: ws.source[doc]!, type: ws.type[doc]!, occurredAt: ws.occurredAt[doc]!, actorNames: ws.actorNames[doc]! })
+    : ws.isLive;
 }
 
 function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db.js';
 import { itemFilterSql, narrowsItems } from './filterSql.js';
 import { itemEntities } from '../enrichment.js';
 import { packFields } from './postingLists.js';
-import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatch, type PoolRow, type PostingList, type PostingsRead, type SearchReadModel } from './types.js';
+import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatchesRead, type PoolRow, type PostingList, type PostingsRead, type SearchReadModel } from './types.js';
 
 const STATS_TTL_MS = 30_000;
 
@@ -91,27 +91,39 @@ export function createSqlReadModel(db: Queryable): SearchReadModel {
     },
 
     async entityMatches(filter, keys) {
-      if (keys.length === 0) return [];
+      const ids: string[] = [];
+      const read: EntityMatchesRead = { entities: [], admits: () => true, itemId: (doc) => ids[doc]! };
+      if (keys.length === 0) return read;
       const known = await db.query<{ id: string; key: string; category: string; item_count: number }>(
         'SELECT id, key, category, item_count FROM entities WHERE workspace_id = $1 AND key = ANY($2::text[])',
         [filter.workspaceId, keys],
       );
-      if (known.rows.length === 0) return [];
+      if (known.rows.length === 0) return read;
       const where = itemFilterSql(filter, 2);
       const narrowed = narrowsItems(filter);
-      const ids = known.rows.map((r) => String(r.id));
       const rows = await db.query<{ id: string; entity_id: string; confidence: number }>(
         narrowed
           ? `SELECT m.item_id AS id, m.entity_id, m.confidence FROM entity_mentions m JOIN items i ON i.id = m.item_id
              WHERE m.entity_id = ANY($1::bigint[]) AND ${where.sql}`
           : 'SELECT item_id AS id, entity_id, confidence FROM entity_mentions WHERE entity_id = ANY($1::bigint[])',
-        narrowed ? [ids, ...where.params] : [ids],
+        narrowed ? [known.rows.map((r) => String(r.id)), ...where.params] : [known.rows.map((r) => String(r.id))],
       );
-      const byEntity = new Map<string, EntityMatch>(
-        known.rows.map((r) => [String(r.id), { id: String(r.id), key: r.key, category: r.category, itemCount: Number(r.item_count), mentions: [] }]),
-      );
-      for (const r of rows.rows) byEntity.get(String(r.entity_id))?.mentions.push({ itemId: r.id, confidence: Number(r.confidence) });
-      return [...byEntity.values()];
+      const ordinal = new Map<string, number>();
+      const byEntity = new Map(known.rows.map((r) => [String(r.id), { id: String(r.id), key: r.key, category: r.category, itemCount: Number(r.item_count), docs: [] as number[], confidence: [] as number[] }]));
+      for (const r of rows.rows) {
+        const entity = byEntity.get(String(r.entity_id));
+        if (!entity) continue;
+        let doc = ordinal.get(r.id);
+        if (doc === undefined) {
+          doc = ids.length;
+          ordinal.set(r.id, doc);
+          ids.push(r.id);
+        }
+        entity.docs.push(doc);
+        entity.confidence.push(Number(r.confidence));
+      }
+      read.entities = [...byEntity.values()].map((e) => ({ ...e, count: e.docs.length }));
+      return read;
     },
 
     async poolRows(filter, ids) {

@@ -39,14 +39,30 @@ export interface PostingsRead extends CollectionStats {
   docLength(doc: number): number;
 }
 
-/** A known entity the query names, and the items that mention it (filtered). */
+/**
+ * A known entity the query names, and the documents that mention it, columnar: mention `m` is document
+ * `docs[m]` (an ordinal of the read that returned it) with confidence `confidence[m]`, for `m < count`.
+ */
 export interface EntityMatch {
   id: string;
   key: string;
   category: string;
   /** Items of the workspace that mention it (unfiltered): the idf's document frequency. */
   itemCount: number;
-  mentions: { itemId: string; confidence: number }[];
+  count: number;
+  docs: ArrayLike<number>;
+  confidence: ArrayLike<number>;
+}
+
+/**
+ * The known entities with the query's keys. `admits(doc)` says whether a mention's document counts (it
+ * passes the filter and is the current version of its item), as for postings; `itemId` names a document.
+ * An entity mentioned by thousands of items is read without an object per mention.
+ */
+export interface EntityMatchesRead {
+  entities: EntityMatch[];
+  admits(doc: number): boolean;
+  itemId(doc: number): string;
 }
 
 /** What fusion needs of a pooled item. */
@@ -69,8 +85,8 @@ export interface SearchReadModel {
   stats(workspaceId: string): Promise<CollectionStats>;
   /** Postings of these terms (documents that pass the filter, or every document: `admits` filters). */
   postings(filter: ItemFilter, terms: readonly string[]): Promise<PostingsRead>;
-  /** Known entities with these keys, with the filtered items that mention each. */
-  entityMatches(filter: ItemFilter, keys: readonly string[]): Promise<EntityMatch[]>;
+  /** Known entities with these keys, with the items that mention each (`admits` filters). */
+  entityMatches(filter: ItemFilter, keys: readonly string[]): Promise<EntityMatchesRead>;
   /** Id, type and date of the items of `ids` that pass the filter. */
   poolRows(filter: ItemFilter, ids: readonly string[]): Promise<Map<string, PoolRow>>;
   /** Entities of each of these items for a result's `entities`: most confident first, then the rarer, then by key. */
