@@ -54,16 +54,24 @@ export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, 
   for (const [commit, pr] of prOf) if (!rows.has(pr) && !passing.has(pr) && !existing.has(pr)) prOf.delete(commit);
   for (const [id, row] of passing) rows.set(id, row);
 
-  const pathScores = (id: string): Record<PathName, number> => {
-    const out = { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 };
-    for (const name of PATH_NAMES) out[name] = results[name]?.scores.get(id) ?? 0;
-    return out;
-  };
-  const evidence = (id: string): number => PATH_NAMES.reduce((a, name) => a + (results[name]?.scores.get(id) ?? 0), 0);
-  // Per change, the item that stands for it: the PR when it passes, else its best commit.
-  const shownAs = new Map<string, string>();
+  // Each id's path scores, read once: the pool is some 1,400 ids at 100k items, and the choice of a
+  // change's best commit below compares their evidence repeatedly.
+  const scoresOf = new Map<string, { paths: Record<PathName, number>; evidence: number }>();
   for (const id of ids) {
     if (!rows.has(id)) continue;
+    const paths = { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 };
+    let evidence = 0;
+    for (const name of PATH_NAMES) {
+      const score = results[name]?.scores.get(id) ?? 0;
+      paths[name] = score;
+      evidence += score;
+    }
+    scoresOf.set(id, { paths, evidence });
+  }
+  const evidence = (id: string): number => scoresOf.get(id)!.evidence;
+  // Per change, the item that stands for it: the PR when it passes, else its best commit.
+  const shownAs = new Map<string, string>();
+  for (const id of scoresOf.keys()) {
     const change = prOf.get(id) ?? id;
     if (rows.has(change)) {
       shownAs.set(change, change);
@@ -75,18 +83,21 @@ export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, 
   }
 
   const pooled = new Map<string, Pooled>();
-  for (const id of ids) {
-    if (!rows.has(id)) continue;
+  for (const [id, { paths: scores }] of scoresOf) {
     const change = prOf.get(id) ?? id;
     const target = shownAs.get(change)!;
-    const entry = pooled.get(target) ?? { row: rows.get(target)!, paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, signals: {} };
-    const scores = pathScores(id);
+    let entry = pooled.get(target);
+    if (!entry) {
+      entry = { row: rows.get(target)!, paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, signals: {} };
+      pooled.set(target, entry);
+    }
     for (const name of PATH_NAMES) {
       if (scores[name] > entry.paths[name]) entry.paths[name] = scores[name];
-      for (const [k, v] of Object.entries(results[name]?.signals?.get(id) ?? {})) entry.signals[k] = Math.max(entry.signals[k] ?? 0, v);
+      const signals = results[name]?.signals?.get(id);
+      if (!signals) continue;
+      for (const k in signals) entry.signals[k] = Math.max(entry.signals[k] ?? 0, signals[k]!);
     }
     if (target !== id) entry.signals.commitsFolded = (entry.signals.commitsFolded ?? 0) + 1;
-    pooled.set(target, entry);
   }
   return pooled;
 }

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchRequest } from '@engram/contracts';
 import { createSearchService, type SearchService } from '../src/index.js';
 import { buildIndex, pullRequest, type Indexed } from './fixture.js';
-import { kthLargest } from '../src/paths/lexical.js';
+import { DEFAULT_LEXICAL, kthLargest, lexicalPath } from '../src/paths/lexical.js';
+import { packFields, type PostingList, type PostingsRead, type SearchReadModel } from '@engram/stores';
 
 const pr = (n: number, title: string, body: string) => pullRequest(n, { title, body });
 
@@ -113,6 +114,40 @@ describe('kthLargest', () => {
         const sorted = [...values].sort((a, b) => b - a);
         expect(kthLargest(values, k)).toBe(sorted[k - 1]);
       }
+    }
+  });
+});
+
+describe('the lexical path keeps its best candidates', () => {
+  it('as sorting every match by score, then id, would: with thousands tied at the cut and a filter', async () => {
+    // One common term in 3,000 documents of a few lengths (so thousands share a score), a rarer one in some.
+    let seed = 11;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const n = 3_000;
+    const ids = Array.from({ length: n }, (_, d) => `item_${String(Math.floor(next() * 1e6)).padStart(7, '0')}_${d}`);
+    const lengths = Array.from({ length: n }, () => 10 + 10 * Math.floor(next() * 3));
+    const list = (term: string, docs: number[], tf: () => number): PostingList => ({
+      term,
+      df: docs.length,
+      count: docs.length,
+      docs: Int32Array.from(docs),
+      fields: Uint32Array.from(docs, () => packFields([String(tf()), '0', '0', '0'])),
+      posStart: new Uint32Array(docs.length + 1),
+      positions: new Uint16Array(0),
+    });
+    const common = list('format', [...Array(n).keys()], () => 1);
+    const rare = list('markdown', [...Array(n).keys()].filter(() => next() < 0.05), () => 1 + Math.floor(next() * 2));
+    const admitted = (doc: number) => doc % 7 !== 0;
+    const read = {
+      postings: async (): Promise<PostingsRead> => ({ documents: n, avgLength: 20, lists: [common, rare], admits: admitted, itemId: (d) => ids[d]!, docLength: (d) => lengths[d]! }),
+    } as unknown as SearchReadModel;
+    for (const candidates of [1, 50, 400, 2_000]) {
+      const out = await lexicalPath(read, { workspaceId: 'ws' }, ['format', 'markdown'], { ...DEFAULT_LEXICAL, candidates });
+      // The same path with every candidate kept gives each match its score; the cut must keep the best by (score, id).
+      const all = await lexicalPath(read, { workspaceId: 'ws' }, ['format', 'markdown'], { ...DEFAULT_LEXICAL, candidates: n });
+      const expected = [...all.scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, candidates).map(([id]) => id);
+      expect([...out.scores.keys()]).toEqual(expected);
+      expect(out.matched).toBe([...Array(n).keys()].filter(admitted).length);
     }
   });
 });

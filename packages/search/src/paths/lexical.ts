@@ -46,24 +46,33 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
   // the kept documents only, so the work per posting is a few multiply-adds whatever the corpus size.
   let maxDoc = -1;
   for (const list of postings.lists) if (list.count > 0) maxDoc = Math.max(maxDoc, list.docs[list.count - 1]!);
-  const { acc, seen } = scratch(maxDoc + 1);
+  const { acc, seen, norm } = scratch(maxDoc + 1);
   const touched: number[] = [];
+  const rejected: number[] = [];
   const normOf = (doc: number): number => k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
+  const { A, B, C, D } = fieldWeights;
   try {
     for (const list of postings.lists) {
       const termIdf = idf.get(list.term) ?? 0;
       const { docs, fields } = list;
       for (let p = 0; p < list.count; p++) {
         const doc = docs[p]!;
-        if (!postings.admits(doc)) continue;
-        const packed = fields[p]!;
-        const weighted =
-          (packed & 0xff) * fieldWeights.A + ((packed >>> 8) & 0xff) * fieldWeights.B + ((packed >>> 16) & 0xff) * fieldWeights.C + (packed >>> 24) * fieldWeights.D;
-        if (seen[doc] === 0) {
+        // A document's admission and length norm are read once, at its first posting (`seen` 1: admitted, 2: not).
+        const state = seen[doc]!;
+        if (state === 2) continue;
+        if (state === 0) {
+          if (!postings.admits(doc)) {
+            seen[doc] = 2;
+            rejected.push(doc);
+            continue;
+          }
           seen[doc] = 1;
+          norm[doc] = normOf(doc);
           touched.push(doc);
         }
-        acc[doc] = acc[doc]! + (termIdf * weighted * (k1 + 1)) / (weighted + normOf(doc));
+        const packed = fields[p]!;
+        const weighted = (packed & 0xff) * A + ((packed >>> 8) & 0xff) * B + ((packed >>> 16) & 0xff) * C + (packed >>> 24) * D;
+        acc[doc] = acc[doc]! + (termIdf * weighted * (k1 + 1)) / (weighted + norm[doc]!);
       }
     }
     const pairs = queryPairs(terms, idf);
@@ -91,15 +100,16 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
       acc[doc] = 0;
       seen[doc] = 0;
     }
+    for (const doc of rejected) seen[doc] = 0;
   }
 }
 
 /** One score slot per document ordinal, zeroed between searches; grown (never shrunk) as workspaces grow. */
-let slots = { acc: new Float64Array(1 << 14), seen: new Uint8Array(1 << 14) };
-function scratch(size: number): { acc: Float64Array; seen: Uint8Array } {
+let slots = { acc: new Float64Array(1 << 14), seen: new Uint8Array(1 << 14), norm: new Float64Array(1 << 14), values: new Float64Array(1 << 14) };
+function scratch(size: number): typeof slots {
   if (size > slots.acc.length) {
     const n = Math.max(size, slots.acc.length * 2);
-    slots = { acc: new Float64Array(n), seen: new Uint8Array(n) };
+    slots = { acc: new Float64Array(n), seen: new Uint8Array(n), norm: new Float64Array(n), values: new Float64Array(n) };
   }
   return slots;
 }
@@ -140,14 +150,24 @@ interface Signals {
 /** The `limit` highest-scoring of the touched documents, best first (ties by item id), or all of them. */
 function best(acc: Float64Array, touched: readonly number[], limit: number, idOf: (doc: number) => string): number[] {
   if (touched.length <= limit) return [...touched];
-  const byScore = (x: number, y: number) => acc[y]! - acc[x]! || (idOf(x) < idOf(y) ? -1 : 1);
   // Partial selection: the limit-th best score is the threshold (found in linear time: at 100k items a
-  // common word touches tens of thousands of documents), and only what reaches it is sorted.
-  const threshold = kthLargest(Float64Array.from(touched, (doc) => acc[doc]!), limit);
-  return touched
-    .filter((doc) => acc[doc]! >= threshold)
-    .sort(byScore)
-    .slice(0, limit);
+  // common word touches tens of thousands of documents), and only what reaches it is sorted. Documents
+  // at the threshold are often thousands (one common word, the same length): they are ordered by id
+  // alone, and only as many as are needed.
+  const values = slots.values.subarray(0, touched.length);
+  for (let i = 0; i < touched.length; i++) values[i] = acc[touched[i]!]!;
+  const threshold = kthLargest(values, limit);
+  const above: number[] = [];
+  const ties: number[] = [];
+  for (const doc of touched) {
+    const score = acc[doc]!;
+    if (score > threshold) above.push(doc);
+    else if (score === threshold) ties.push(doc);
+  }
+  above.sort((x, y) => acc[y]! - acc[x]! || (idOf(x) < idOf(y) ? -1 : 1));
+  const byId = ties.map((doc) => ({ doc, id: idOf(doc) })).sort((x, y) => (x.id < y.id ? -1 : 1));
+  for (let i = 0; above.length < limit && i < byId.length; i++) above.push(byId[i]!.doc);
+  return above;
 }
 
 /** The k-th largest value (1-based) of `values` (reordered in place): Hoare's selection, expected linear time. */
