@@ -1,6 +1,6 @@
 import type { SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
-import { kthLargest } from './lexical.js';
+import { best } from './lexical.js';
 import { timed, type PathResult } from './types.js';
 
 export interface QueryEntity {
@@ -49,12 +49,7 @@ export function entityPath(read: SearchReadModel, filter: ItemFilter, entities: 
           matched[doc] = matched[doc]! + 1;
         }
       }
-      const threshold = touched.length > k ? kthLargest(Float64Array.from(touched, (doc) => raw[doc]!), k) : -Infinity;
-      const ranked = touched
-        .filter((doc) => raw[doc]! >= threshold)
-        .map((doc) => ({ id: matches.itemId(doc), score: raw[doc]!, matched: matched[doc]! }))
-        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-        .slice(0, k);
+      const ranked = best(raw, touched, k, matches.itemId).map((doc) => ({ id: matches.itemId(doc), score: raw[doc]!, matched: matched[doc]! }));
       const scores = new Map(ranked.map((r) => [r.id, Math.min(1, r.score / denom)]));
       const signals = new Map(ranked.map((r) => [r.id, { entityMatches: r.matched }]));
       return { scores, signals };

@@ -147,14 +147,18 @@ interface Signals {
   titleIdfCovered: number;
 }
 
-/** The `limit` highest-scoring of the touched documents, best first (ties by item id), or all of them. */
-function best(acc: Float64Array, touched: readonly number[], limit: number, idOf: (doc: number) => string): number[] {
-  if (touched.length <= limit) return [...touched];
+/**
+ * The `limit` highest-scoring of the touched documents (`acc` holds each one's score), best first, ties
+ * by item id. The lexical and entity paths' cut.
+ */
+export function best(acc: Float64Array, touched: readonly number[], limit: number, idOf: (doc: number) => string): number[] {
+  const byScore = (x: number, y: number) => acc[y]! - acc[x]! || (idOf(x) < idOf(y) ? -1 : 1);
+  if (touched.length <= limit) return [...touched].sort(byScore);
   // Partial selection: the limit-th best score is the threshold (found in linear time: at 100k items a
   // common word touches tens of thousands of documents), and only what reaches it is sorted. Documents
   // at the threshold are often thousands (one common word, the same length): they are ordered by id
   // alone, and only as many as are needed.
-  const values = slots.values.subarray(0, touched.length);
+  const values = touched.length <= slots.values.length ? slots.values.subarray(0, touched.length) : new Float64Array(touched.length);
   for (let i = 0; i < touched.length; i++) values[i] = acc[touched[i]!]!;
   const threshold = kthLargest(values, limit);
   const above: number[] = [];
@@ -164,7 +168,7 @@ function best(acc: Float64Array, touched: readonly number[], limit: number, idOf
     if (score > threshold) above.push(doc);
     else if (score === threshold) ties.push(doc);
   }
-  above.sort((x, y) => acc[y]! - acc[x]! || (idOf(x) < idOf(y) ? -1 : 1));
+  above.sort(byScore);
   const byId = ties.map((doc) => ({ doc, id: idOf(doc) })).sort((x, y) => (x.id < y.id ? -1 : 1));
   for (let i = 0; above.length < limit && i < byId.length; i++) above.push(byId[i]!.doc);
   return above;
