@@ -31,7 +31,8 @@ export class UnitCentroids {
 
   constructor(centroids: readonly Centroid[]) {
     this.ids = centroids.map((c) => c.id);
-    this.stride = Math.max(0, ...centroids.map((c) => c.unit.length));
+    // A reduce, not a spread: a workspace of a million items has more clusters than a call takes arguments.
+    this.stride = centroids.reduce((m, c) => Math.max(m, c.unit.length), 0);
     this.rows = new Float64Array(centroids.length * this.stride);
     centroids.forEach((c, r) => this.rows.set(c.unit, r * this.stride));
   }
