@@ -1,7 +1,7 @@
 import type { Db } from '../../db.js';
 import { readCommitted } from '../../pglite/thread.js';
 import { itemPredicate } from './filterSql.js';
-import { GrowingPostingList, packFields } from './postingLists.js';
+import { GrowingPostingList, parseTsvector, type DocumentTerm } from './postingLists.js';
 import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatch, type EntityMatchesRead, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
 
 /** Items read per page when loading: bounded work between yields to the event loop. */
@@ -81,7 +81,7 @@ class WorkspaceIndex {
     this.mentionConfidence[doc] = NO_CONFIDENCE;
   }
 
-  add(row: ItemRowRead, postings: readonly PostingRowRead[], mentions: readonly MentionRowRead[]): void {
+  add(row: ItemRowRead, postings: readonly DocumentTerm[], mentions: readonly Mention[]): void {
     this.retire(row.id);
     const doc = this.ids.length;
     if (doc >= this.alive.length) {
@@ -108,14 +108,14 @@ class WorkspaceIndex {
         this.termIndex.set(p.term, t);
       }
       const list = this.lists[t]!;
-      list.append(doc, packFields(p.weights), p.positions);
+      list.append(doc, p.fields, p.positions);
       terms[i] = t;
     });
     this.termsOf.push(terms);
     const entities = new Int32Array(mentions.length);
     const confidence = new Float64Array(mentions.length);
     mentions.forEach((m, i) => {
-      const id = String(m.entity_id);
+      const id = m.entityId;
       let e = this.entityIndex.get(id);
       if (e === undefined) {
         e = this.entities.length;
@@ -125,10 +125,10 @@ class WorkspaceIndex {
       }
       const entry = this.entities[e]!;
       entry.docs.push(doc);
-      entry.confidence.push(Number(m.confidence));
+      entry.confidence.push(m.confidence);
       entry.live++;
       entities[i] = e;
-      confidence[i] = Number(m.confidence);
+      confidence[i] = m.confidence;
     });
     this.entitiesOf.push(entities);
     this.mentionConfidence.push(confidence);
@@ -182,16 +182,17 @@ interface ItemRowRead {
   actor_names: string[];
   lexical_length: number;
   change_seq: string | number;
+  /** The item's `search_vector` in text form (null when it has none). */
+  terms: string | null;
 }
-interface PostingRowRead {
+/** An item's entity mentions as one row: entity ids and confidences, in the same order (PostgreSQL array text). */
+interface MentionsRowRead {
   item_id: string;
-  term: string;
-  positions: number[];
-  weights: string[];
+  entity_ids: string;
+  confidences: string;
 }
-interface MentionRowRead {
-  item_id: string;
-  entity_id: string | number;
+interface Mention {
+  entityId: string;
   key: string;
   category: string;
   confidence: number;
@@ -229,14 +230,18 @@ export function createMemoryReadModel(
     return ws;
   };
 
-  /** Reads the postings, mentions and change links of a page of items and applies them. */
+  /**
+   * Reads the mentions and change links of a page of items (their terms come with the rows, as each
+   * item's `search_vector` in text form) and applies them. Mentions come as one row per item without
+   * their entities' names, which are looked up here and read only for entities this model has not seen
+   * (joining every mention to `entities` made PGlite hash the workspace's whole entity table per page).
+   */
   async function applyPage(rows: readonly ItemRowRead[]): Promise<void> {
     if (rows.length === 0) return;
     const ids = rows.map((r) => r.id);
-    const [postings, mentions, links] = await Promise.all([
-      db.query<PostingRowRead>('SELECT item_id, term, positions, weights FROM postings WHERE item_id = ANY($1::text[])', [ids]),
-      db.query<MentionRowRead>(
-        'SELECT m.item_id, m.entity_id, e.key, e.category, m.confidence FROM entity_mentions m JOIN entities e ON e.id = m.entity_id WHERE m.item_id = ANY($1::text[])',
+    const [mentionRows, links] = await Promise.all([
+      db.query<MentionsRowRead>(
+        'SELECT item_id, array_agg(entity_id)::text AS entity_ids, array_agg(confidence)::text AS confidences FROM entity_mentions WHERE item_id = ANY($1::text[]) GROUP BY item_id',
         [ids],
       ),
       db.query<{ source_id: string; target_id: string }>(
@@ -244,13 +249,12 @@ export function createMemoryReadModel(
         [ids],
       ),
     ]);
-    const postingsOf = groupBy(postings.rows, (p) => p.item_id);
-    const mentionsOf = groupBy(mentions.rows, (m) => m.item_id);
+    const mentionsOf = await namedMentions(rows, mentionRows.rows);
     for (const [i, row] of rows.entries()) {
       // About a millisecond an item (a hundred postings): the event loop answers between slices.
       if (i > 0 && i % APPLY_ITEMS_BETWEEN_YIELDS === 0) await new Promise((resolve) => setImmediate(resolve));
       const ws = workspace(row.workspace_id);
-      ws.add(row, postingsOf.get(row.id) ?? [], mentionsOf.get(row.id) ?? []);
+      ws.add(row, row.terms === null ? [] : parseTsvector(row.terms), mentionsOf.get(row.id) ?? []);
       ws.unlinkChanges(row.id);
       lastSeq = Math.max(lastSeq, Number(row.change_seq));
     }
@@ -262,7 +266,36 @@ export function createMemoryReadModel(
     for (const ws of new Set(rows.map((r) => workspace(r.workspace_id)))) ws.compactRetired();
   }
 
-  const ITEM_COLUMNS = 'id, workspace_id, type, source, occurred_at, actor_names, lexical_length, change_seq';
+  /** Each item's mentions with their entities' keys and categories: from this model where it knows the entity, else read. */
+  async function namedMentions(rows: readonly ItemRowRead[], mentionRows: readonly MentionsRowRead[]): Promise<Map<string, Mention[]>> {
+    const workspaceOf = new Map(rows.map((r) => [r.id, r.workspace_id]));
+    const parsed = mentionRows.map((r) => ({ itemId: r.item_id, entityIds: pgNumberArray(r.entity_ids), confidences: pgNumberArray(r.confidences) }));
+    const unknown = new Set<string>();
+    for (const m of parsed) {
+      const known = workspaces.get(workspaceOf.get(m.itemId) ?? '')?.entityIndex;
+      for (const id of m.entityIds) if (!known?.has(id)) unknown.add(id);
+    }
+    const named = new Map<string, { key: string; category: string }>();
+    if (unknown.size > 0) {
+      const res = await db.query<{ id: string | number; key: string; category: string }>('SELECT id, key, category FROM entities WHERE id = ANY($1::bigint[])', [[...unknown]]);
+      for (const r of res.rows) named.set(String(r.id), { key: r.key, category: r.category });
+    }
+    const out = new Map<string, Mention[]>();
+    for (const { itemId, entityIds, confidences } of parsed) {
+      const ws = workspaces.get(workspaceOf.get(itemId) ?? '');
+      const mentions: Mention[] = [];
+      entityIds.forEach((entityId, i) => {
+        const at = ws?.entityIndex.get(entityId);
+        const entity = at === undefined ? named.get(entityId) : ws!.entities[at]!;
+        // An entity deleted since its mention was read (it had no other items) is left out, as a join would.
+        if (entity) mentions.push({ entityId, key: entity.key, category: entity.category, confidence: Number(confidences[i]) });
+      });
+      out.set(itemId, mentions);
+    }
+    return out;
+  }
+
+  const ITEM_COLUMNS = 'id, workspace_id, type, source, occurred_at, actor_names, lexical_length, change_seq, search_vector::text AS terms';
 
   async function load(): Promise<void> {
     const started = performance.now();
@@ -469,13 +502,7 @@ function admitting(ws: WorkspaceIndex, filter: Parameters<typeof itemPredicate>[
     : ws.isLive;
 }
 
-function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const row of rows) {
-    const k = key(row);
-    const list = out.get(k);
-    if (list) list.push(row);
-    else out.set(k, [row]);
-  }
-  return out;
+/** The elements of a one-dimensional PostgreSQL array of numbers in text form (`{1,2,3}`), as written. */
+function pgNumberArray(text: string): string[] {
+  return text.length <= 2 ? [] : text.slice(1, -1).split(',');
 }
