@@ -26,7 +26,79 @@ function bruteForce(centroids: Map<string, Float32Array>, feature: Float32Array,
   return best;
 }
 
+/** The scan `nearest` replaces: both dot products of every row, in row order, the first of equals kept. */
+function fullScan(rows: Map<string, Float32Array>, order: string[], centred: Float32Array, mean: ReturnType<typeof centredMean>, towardMean: number) {
+  let best: { id: string; similarity: number } | null = null;
+  for (const id of order) {
+    const c = rows.get(id)!;
+    let withFeature = 0;
+    let withMean = 0;
+    for (let i = 0; i < c.length; i++) {
+      withFeature += centred[i]! * c[i]!;
+      withMean += c[i]! * mean.mean[i]!;
+    }
+    const n = norm(c);
+    const length2 = n * n - 2 * withMean + mean.norm2;
+    const similarity = length2 <= 1e-12 ? 0 : (withFeature - towardMean) / Math.sqrt(length2);
+    if (best === null || similarity > best.similarity) best = { id, similarity };
+  }
+  return best;
+}
+
 describe('CentroidRows', () => {
+  it('answers as the full scan does, to the bit, while the workspace mean moves as items join clusters', () => {
+    const d = 48;
+    const rows = new CentroidRows(d, 4);
+    const centroids = new Map<string, Float32Array>();
+    const order: string[] = [];
+    const counts = new Map<string, number>();
+    const sum = new Float64Array(d);
+    let members = 0;
+    // Features in a narrow cone, as sentence embeddings are: every centroid is close to the mean.
+    const feature = (seed: number): Float32Array => {
+      const v = vector(seed, d).map((x, i) => (i < 4 ? 3 : 0) + x * 0.6);
+      const length = norm(v);
+      return v.map((x) => x / length);
+    };
+    for (let q = 0; q < 600; q++) {
+      const f = feature(q + 11);
+      const mean = centredMean(sum, members);
+      const centred = centre(f, mean);
+      const towardMean = dot(centred, mean.mean);
+      const exclude = q % 5 === 0 && order.length > 1 ? order[q % order.length] : undefined;
+      const expected = fullScan(centroids, order.filter((id) => id !== exclude), centred, mean, towardMean);
+      const found = rows.nearest(centred, mean, towardMean, exclude);
+      expect(found).toEqual(expected);
+      // Join the nearest cluster when close, else seed one: the mean moves by this item either way.
+      if (found && found.similarity >= 0.3 && q % 7 !== 0) {
+        const c = centroids.get(found.id)!;
+        const k = counts.get(found.id)!;
+        const next = c.map((x, i) => (x * k + f[i]!) / (k + 1));
+        centroids.set(found.id, next);
+        counts.set(found.id, k + 1);
+        rows.set(found.id, next, norm(next));
+      } else {
+        const id = `c${q}`;
+        centroids.set(id, f);
+        counts.set(id, 1);
+        order.push(id);
+        rows.set(id, f, norm(f));
+      }
+      f.forEach((x, i) => (sum[i]! += x));
+      members++;
+      // Now and then a cluster goes (a re-cluster merged it): the last row moves into its place.
+      if (q % 53 === 52 && order.length > 3) {
+        const gone = order[1]!;
+        const last = order.pop()!;
+        if (gone !== last) order[1] = last;
+        centroids.delete(gone);
+        rows.delete(gone);
+      }
+    }
+    expect(order.length).toBeGreaterThan(20);
+  });
+
+
   it('finds the centroid a scan over every cluster finds, with the same similarity, after rows are overwritten, removed and the matrix grows', () => {
     const d = 24;
     const rows = new CentroidRows(d, 2);
