@@ -60,6 +60,8 @@ export const EnvSchema = z
     SEARCH_MAX_STALENESS_MS: z.coerce.number().int().min(0).default(25),
     /** Embedded default: how many ms of writes a search's context snapshots (clusters, people) may miss while writes go on; 0 = none. */
     SEARCH_CONTEXT_STALENESS_MS: z.coerce.number().int().min(0).default(1000),
+    /** Searches in progress at once, the rest waiting in order (0: no limit). Default: 4 on the embedded default, no limit on a Postgres server. */
+    SEARCH_CONCURRENCY: z.coerce.number().int().min(0).optional(),
     /** A file holding the secret key (outside the data dir, e.g. a mounted secret); ENGRAM_SECRET_KEY wins. */
     ENGRAM_SECRET_KEY_FILE: z.string().optional(),
     /** HTTP limits (see the README's configuration table). */
@@ -142,6 +144,8 @@ export interface Config {
   pgliteThread: boolean;
   pgliteLogSlowMs: number;
   searchMaxStalenessMs: number;
+  /** Searches in progress at once (0: no limit); unset: the search service's default for the database. */
+  searchConcurrency?: number;
   searchContextStalenessMs: number;
   /** Where the secret key came from when not from ENGRAM_SECRET_KEY. */
   secretKeyFile: string | undefined;
@@ -200,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     pgliteThread: e.PGLITE_THREAD,
     pgliteLogSlowMs: e.PGLITE_LOG_SLOW_MS,
     searchMaxStalenessMs: e.SEARCH_MAX_STALENESS_MS,
+    ...(e.SEARCH_CONCURRENCY !== undefined ? { searchConcurrency: e.SEARCH_CONCURRENCY } : {}),
     searchContextStalenessMs: e.SEARCH_CONTEXT_STALENESS_MS,
     secretKeyFile: e.ENGRAM_SECRET_KEY_FILE ? resolve(e.ENGRAM_SECRET_KEY_FILE) : undefined,
     http: {

@@ -10,6 +10,7 @@ import { createCentroidCache } from './paths/cluster.js';
 import { DEFAULT_LEXICAL } from './paths/lexical.js';
 import { createContextReader } from './pipeline/context.js';
 import { fuseCandidates } from './pipeline/fuse.js';
+import { SearchGate } from './pipeline/gate.js';
 import { memoizeEmbedder } from './pipeline/memoizeEmbedder.js';
 import { present } from './pipeline/present.js';
 import { retrieve } from './pipeline/retrieve.js';
@@ -38,8 +39,15 @@ export function createSearchService(deps: SearchDeps) {
   const lexical = deps.lexical ?? DEFAULT_LEXICAL;
   const now = deps.now ?? (() => new Date());
   const rerankDepth = deps.rerankDepth ?? RERANK_DEPTH;
+  const gate = new SearchGate(deps.concurrency ?? (deps.db.kind === 'pglite' ? DEFAULT_EMBEDDED_CONCURRENCY : 0));
 
-  async function search(workspaceId: string, request: SearchRequest, options: SearchOptions = {}): Promise<SearchOutcome> {
+  /** A search, once the gate admits it; `latency.total` counts the wait, `latency.queue` shows it. */
+  function search(workspaceId: string, request: SearchRequest, options: SearchOptions = {}): Promise<SearchOutcome> {
+    const arrived = performance.now();
+    return gate.run(() => runSearch(workspaceId, request, options, arrived), options.signal);
+  }
+
+  async function runSearch(workspaceId: string, request: SearchRequest, options: SearchOptions, arrived: number): Promise<SearchOutcome> {
     const started = performance.now();
     const off = new Set(options.disablePaths ?? []);
     const runs = (p: PathName) => !off.has(p);
@@ -84,7 +92,8 @@ export function createSearchService(deps: SearchDeps) {
       ...(second.mode !== requestedMode ? { requestedMode } : {}),
       paths: retrieved.ran,
       latency: {
-        total: round(performance.now() - started, 1),
+        total: round(performance.now() - arrived, 1),
+        queue: round(started - arrived, 1),
         retrieval: round(retrievalMs, 1),
         rerank: round(rerankMs, 1),
         enrich: round(enrichMs, 1),
@@ -115,5 +124,13 @@ export function createSearchService(deps: SearchDeps) {
   };
 }
 export type SearchService = ReturnType<typeof createSearchService>;
+
+/**
+ * Searches in progress at once on the embedded default (`SearchDeps.concurrency`): enough that one
+ * search's wait for the database or the vector thread overlaps another's CPU, few enough that the event
+ * loop turns every few searches. On a Postgres server searches spend their time in the database and are
+ * not gated.
+ */
+export const DEFAULT_EMBEDDED_CONCURRENCY = 4;
 
 const round = (x: number, digits = 4): number => Math.round(x * 10 ** digits) / 10 ** digits;

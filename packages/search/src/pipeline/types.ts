@@ -31,6 +31,8 @@ export interface SearchDeps {
   fusion?: FusionWeights;
   lexical?: LexicalParams;
   now?: () => Date;
+  /** Searches in progress at once, the rest waiting in order (0: no limit); default DEFAULT_EMBEDDED_CONCURRENCY on PGlite, 0 on a Postgres server. */
+  concurrency?: number;
 }
 
 export interface SearchOptions {
