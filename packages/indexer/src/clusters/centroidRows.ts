@@ -17,16 +17,21 @@ const SLACK = 1e-9;
  * A row's centred cosine with a centred unit feature u is `(u·c - u·m) / sqrt(|c|² - 2 c·m + |m|²)`: two
  * dot products a row, u·c and c·m. c·m depends on the workspace mean m, which moves a little with every
  * item placed, so it cannot simply be kept; but it moves by at most `|c|·|m - m₀|` from its value
- * against an earlier mean m₀. The scan therefore takes u·c, bounds each row's similarity from `c·m₀`
- * (kept per row, taken again once m has drifted `REBASE_DRIFT` from m₀), and computes the similarity the
- * full way only for the rows whose upper bound reaches the best lower bound: on a 42k-item workspace,
- * 1.004 rows of 2,170 an item. Every similarity it
- * reports is computed as the full scan computes it, in the same order, so the answer is the same to the
- * bit, ties to the first row included. A removed row is filled with the last one.
+ * against an earlier mean m₀. u·c itself is read from an int8 copy of each row (a quarter of the bytes:
+ * a scan of thousands of 768-dimension rows is bound by reading them), within the row's quantisation error
+ * `|c - ĉ|` (|u| = 1). The scan therefore bounds each row's similarity from those two, and computes the
+ * similarity the full way, from the float32 row, only for the rows whose upper bound reaches the best
+ * lower bound. Every similarity it reports is computed as the full scan computes it, in the same order,
+ * so the answer is the same to the bit, ties to the first row included. A removed row is filled with the
+ * last one.
  */
 export class CentroidRows {
   private data: Float32Array;
   private norms: Float64Array;
+  /** Each row rounded to int8 steps of `step[row]` (its largest |component| / 127), and |c - step·q|. */
+  private quantised: Int8Array;
+  private step: Float64Array;
+  private quantError: Float64Array;
   /** Each row's `c·m₀` against `base`, the mean it was last taken against (null until the first scan). */
   private towardBase: Float64Array;
   private base: Float32Array | null = null;
@@ -38,6 +43,9 @@ export class CentroidRows {
   constructor(readonly dimensions: number, capacity = 64) {
     this.data = new Float32Array(capacity * dimensions);
     this.norms = new Float64Array(capacity);
+    this.quantised = new Int8Array(capacity * dimensions);
+    this.step = new Float64Array(capacity);
+    this.quantError = new Float64Array(capacity);
     this.towardBase = new Float64Array(capacity);
     this.upper = new Float64Array(capacity);
   }
@@ -58,6 +66,7 @@ export class CentroidRows {
     }
     this.data.set(centroid, row * this.dimensions);
     this.norms[row] = centroidNorm;
+    this.quantise(row);
     if (this.base) this.towardBase[row] = this.rowDot(row, this.base);
   }
 
@@ -68,6 +77,9 @@ export class CentroidRows {
     if (row !== last) {
       const lastId = this.ids[last]!;
       this.data.copyWithin(row * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      this.quantised.copyWithin(row * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      this.step[row] = this.step[last]!;
+      this.quantError[row] = this.quantError[last]!;
       this.norms[row] = this.norms[last]!;
       this.towardBase[row] = this.towardBase[last]!;
       this.ids[row] = lastId;
@@ -89,10 +101,9 @@ export class CentroidRows {
     const drift = this.base === null ? Infinity : distance(this.base, m);
     if (drift > REBASE_DRIFT) this.rebase(m);
     const base = drift > REBASE_DRIFT ? 0 : drift;
-    const { towardBase, upper } = this;
-    // Pass 1, a bound per row. u·c in four running sums (the one-sum loop waits on each add: four
-    // interleaved ones run about three times as fast), within `error` of the one-sum value; c·m within
-    // |c|·|m - m₀| of c·m₀, so |c - m|² lies in [low, high].
+    const { towardBase, upper, quantised, step, quantError } = this;
+    // Pass 1, a bound per row: u·c from the int8 row in four running sums, within `error` of the exact
+    // value; c·m within |c|·|m - m₀| of c·m₀, so |c - m|² lies in [low, high].
     let bestLower = Number.NEGATIVE_INFINITY;
     const tail = d - (d % 4);
     for (let row = 0; row < count; row++) {
@@ -106,17 +117,18 @@ export class CentroidRows {
       let s2 = 0;
       let s3 = 0;
       for (let i = 0; i < tail; i += 4) {
-        s0 += centred[i]! * data[at + i]!;
-        s1 += centred[i + 1]! * data[at + i + 1]!;
-        s2 += centred[i + 2]! * data[at + i + 2]!;
-        s3 += centred[i + 3]! * data[at + i + 3]!;
+        s0 += centred[i]! * quantised[at + i]!;
+        s1 += centred[i + 1]! * quantised[at + i + 1]!;
+        s2 += centred[i + 2]! * quantised[at + i + 2]!;
+        s3 += centred[i + 3]! * quantised[at + i + 3]!;
       }
-      for (let i = tail; i < d; i++) s0 += centred[i]! * data[at + i]!;
+      for (let i = tail; i < d; i++) s0 += centred[i]! * quantised[at + i]!;
       const n = norms[row]!;
-      // Products of two float32 values are exact in float64; only the order of the additions differs,
-      // by at most d·2⁻⁵² of the sum of |products| <= |u|·|c|.
-      const error = d * 2.3e-16 * n + SLACK;
-      const numerator = (s0 + s1 + (s2 + s3)) - towardMean;
+      // |u·c - u·ĉ| <= |u|·|c - ĉ| (|u| is 1 to float32's precision); the sums' rounding is below
+      // d·2⁻⁵² of |u|·|ĉ| <= |c| + |c - ĉ|.
+      const e = quantError[row]!;
+      const error = e * (1 + 1e-6) + d * 2.3e-16 * (n + e) + SLACK;
+      const numerator = (s0 + s1 + (s2 + s3)) * step[row]! - towardMean;
       const spread = 2 * n * base + SLACK;
       const centre2 = n * n - 2 * towardBase[row]! + mean.norm2;
       const low = centre2 - spread;
@@ -166,6 +178,25 @@ export class CentroidRows {
     for (let row = 0; row < this.ids.length; row++) this.towardBase[row] = this.rowDot(row, this.base);
   }
 
+  /** The row's int8 copy, its step and its error. */
+  private quantise(row: number): void {
+    const { data, quantised, dimensions: d } = this;
+    const at = row * d;
+    let largest = 0;
+    for (let i = 0; i < d; i++) largest = Math.max(largest, Math.abs(data[at + i]!));
+    const step = largest / 127;
+    let error2 = 0;
+    for (let i = 0; i < d; i++) {
+      const q = step === 0 ? 0 : Math.max(-127, Math.min(127, Math.round(data[at + i]! / step)));
+      quantised[at + i] = q;
+      const gap = data[at + i]! - q * step;
+      error2 += gap * gap;
+    }
+    this.step[row] = step;
+    // A hair above the computed value, for its own rounding.
+    this.quantError[row] = Math.sqrt(error2) * (1 + 1e-9) + 1e-12;
+  }
+
   private rowDot(row: number, v: Float32Array): number {
     let sum = 0;
     for (let i = 0, at = row * this.dimensions; i < this.dimensions; i++, at++) sum += this.data[at]! * v[i]!;
@@ -180,6 +211,15 @@ export class CentroidRows {
     norms.set(this.norms);
     const towardBase = new Float64Array(capacity);
     towardBase.set(this.towardBase);
+    const quantised = new Int8Array(capacity * this.dimensions);
+    quantised.set(this.quantised);
+    const step = new Float64Array(capacity);
+    step.set(this.step);
+    const quantError = new Float64Array(capacity);
+    quantError.set(this.quantError);
+    this.quantised = quantised;
+    this.step = step;
+    this.quantError = quantError;
     this.data = data;
     this.norms = norms;
     this.towardBase = towardBase;
