@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { lockDataDir } from './pglite/dirLock.js';
 import { startPgliteThread, type PgliteThread } from './pglite/thread.js';
 import { writtenTables, type Queryable } from './queryable.js';
 
@@ -57,7 +58,15 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
 export async function openDatabase(url: string, options: { poolSize?: number; pgliteThread?: boolean; logSlowMs?: number } = {}): Promise<Db> {
   const parsed = parseDatabaseUrl(url);
   if (parsed.kind === 'postgres') return openPostgres(parsed.target, options.poolSize ?? 10);
-  return pgliteDb(options.pgliteThread ? await startPgliteThread(parsed.target, { logSlowMs: options.logSlowMs }) : await openPgliteHere(parsed.target));
+  // One process per embedded database directory (an in-memory database is this process's own).
+  const release = parsed.target === 'memory://' ? async () => undefined : await lockDataDir(parsed.target);
+  try {
+    const pglite = options.pgliteThread ? await startPgliteThread(parsed.target, { logSlowMs: options.logSlowMs }) : await openPgliteHere(parsed.target);
+    return pgliteDb({ ...pglite, close: () => pglite.close().finally(release) });
+  } catch (err) {
+    await release();
+    throw err;
+  }
 }
 
 /** Counts finished writes for `writeCount`, in all and per table. */

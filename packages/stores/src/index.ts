@@ -1,4 +1,5 @@
 export * from './db.js';
+export { DataDirInUseError } from './pglite/dirLock.js';
 export { spawnModuleWorker } from './threads.js';
 export { readCommitted, runInBackground, runInteractive } from './pglite/thread.js';
 export * from './crypto.js';
