@@ -100,7 +100,7 @@ export class CentroidRows {
     const m = mean.mean;
     const drift = this.base === null ? Infinity : distance(this.base, m);
     if (drift > REBASE_DRIFT) this.rebase(m);
-    const base = drift > REBASE_DRIFT ? 0 : drift;
+    const moved = drift > REBASE_DRIFT ? 0 : drift;
     const { towardBase, upper, quantised, step, quantError } = this;
     // Pass 1, a bound per row: u·c from the int8 row in four running sums, within `error` of the exact
     // value; c·m within |c|·|m - m₀| of c·m₀, so |c - m|² lies in [low, high].
@@ -129,7 +129,7 @@ export class CentroidRows {
       const e = quantError[row]!;
       const error = e * (1 + 1e-6) + d * 2.3e-16 * (n + e) + SLACK;
       const numerator = (s0 + s1 + (s2 + s3)) * step[row]! - towardMean;
-      const spread = 2 * n * base + SLACK;
+      const spread = 2 * n * moved + SLACK;
       const centre2 = n * n - 2 * towardBase[row]! + mean.norm2;
       const low = centre2 - spread;
       const high = centre2 + spread;
@@ -205,26 +205,21 @@ export class CentroidRows {
 
   private grow(): void {
     const capacity = Math.max(64, Math.ceil(this.norms.length * 1.5));
-    const data = new Float32Array(capacity * this.dimensions);
-    data.set(this.data);
-    const norms = new Float64Array(capacity);
-    norms.set(this.norms);
-    const towardBase = new Float64Array(capacity);
-    towardBase.set(this.towardBase);
-    const quantised = new Int8Array(capacity * this.dimensions);
-    quantised.set(this.quantised);
-    const step = new Float64Array(capacity);
-    step.set(this.step);
-    const quantError = new Float64Array(capacity);
-    quantError.set(this.quantError);
-    this.quantised = quantised;
-    this.step = step;
-    this.quantError = quantError;
-    this.data = data;
-    this.norms = norms;
-    this.towardBase = towardBase;
+    this.data = resized(this.data, capacity * this.dimensions);
+    this.quantised = resized(this.quantised, capacity * this.dimensions);
+    this.norms = resized(this.norms, capacity);
+    this.step = resized(this.step, capacity);
+    this.quantError = resized(this.quantError, capacity);
+    this.towardBase = resized(this.towardBase, capacity);
     this.upper = new Float64Array(capacity);
   }
+}
+
+/** A longer copy of `array`, zero-filled past its end. */
+function resized<T extends Float32Array | Float64Array | Int8Array>(array: T, length: number): T {
+  const next = new (array.constructor as new (n: number) => T)(length);
+  next.set(array);
+  return next;
 }
 
 /** |a - b|. */

@@ -5,12 +5,17 @@ const FIELD_SHIFT: Record<string, number> = { A: 0, B: 8, C: 16, D: 24 };
 /** Term frequency per field from a posting's per-position weights ('A', 'B', 'C', 'D'), packed 8 bits each. */
 export function packFields(weights: readonly string[]): number {
   const tf = [0, 0, 0, 0];
-  for (const w of weights) {
-    const shift = FIELD_SHIFT[w] ?? 24;
-    tf[shift / 8] = Math.min(255, tf[shift / 8]! + 1);
-  }
-  return (tf[0]! | (tf[1]! << 8) | (tf[2]! << 16) | (tf[3]! << 24)) >>> 0;
+  for (const w of weights) count(tf, w);
+  return pack(tf);
 }
+
+/** One more position of weight `w` ('A'..'D'; anything else counts as D) in `tf`, saturating at 255. */
+function count(tf: number[], w: string): void {
+  const field = (FIELD_SHIFT[w] ?? 24) / 8;
+  tf[field] = Math.min(255, tf[field]! + 1);
+}
+
+const pack = (tf: readonly number[]): number => (tf[0]! | (tf[1]! << 8) | (tf[2]! << 16) | (tf[3]! << 24)) >>> 0;
 
 /** Term frequency of field `A`..`D` (0..3) of a packed posting. */
 export const fieldTf = (packed: number, field: 0 | 1 | 2 | 3): number => (packed >>> (field * 8)) & 0xff;
@@ -102,8 +107,6 @@ export interface DocumentTerm {
   positions: number[];
 }
 
-const WEIGHT_SHIFT: Record<string, number> = { A: 0, B: 8, C: 16 };
-
 /**
  * A `tsvector` in PostgreSQL's text form (`'lexeme':1A,5,7B 'it''s':3`) as its terms, in the order it
  * lists them: what `unnest(tsvector)` gives row by row (a position without a letter has weight D), read
@@ -155,15 +158,15 @@ export function parseTsvector(text: string): DocumentTerm[] {
         for (let d = text.charCodeAt(i); d >= 48 && d <= 57; d = text.charCodeAt(++i), digits++) pos = pos * 10 + (d - 48);
         if (digits === 0) throw new Error(`malformed tsvector at ${i}: expected a position`);
         positions.push(pos);
-        const shift = WEIGHT_SHIFT[text[i]!];
-        if (shift !== undefined || text[i] === 'D') i++;
-        const field = (shift ?? 24) / 8;
-        tf[field] = Math.min(255, tf[field]! + 1);
+        // A weight letter follows the position (PostgreSQL writes none for D); anything else ends it.
+        const weight = text[i]!;
+        if (weight in FIELD_SHIFT) i++;
+        count(tf, weight);
         if (text[i] !== ',') break;
         i++;
       }
     }
-    out.push({ term, fields: (tf[0]! | (tf[1]! << 8) | (tf[2]! << 16) | (tf[3]! << 24)) >>> 0, positions });
+    out.push({ term, fields: pack(tf), positions });
   }
   return out;
 }
