@@ -8,14 +8,14 @@
  * requests/s, client-side and server-side (`latency.total`) percentiles and the load average, so a change
  * can be measured against the same index before and after (or against a second server side by side).
  * With `--import-file`, an `engram import github --wait` of that file runs under the load, which lasts
- * until the import ends (at least `--duration`), and `/healthz` is sampled every 250 ms.
+ * until the import has been indexed and its re-cluster has run (at least `--duration`), and `/healthz` is sampled every 250 ms.
  */
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { engramCli } from './eval/service.js';
-import { healthSampler, searchLoad, warmUp } from './scale/load.js';
+import { healthSampler, importSettled, searchLoad, warmUp } from './scale/load.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -36,7 +36,7 @@ const queries = (JSON.parse(await readFile(join(resolve(args.data), 'queries.jso
 const access = { url: args.url, workspaceId: args.workspace, key: args.key };
 await warmUp(access, args.mode, queries, 10);
 const load = loadavg().map((x) => x.toFixed(2)).join(' ');
-let importDone = !args['import-file'];
+let importDoneAt = 0;
 let importSeconds: number | undefined;
 const health = args['import-file'] ? healthSampler(args.url) : null;
 if (args['import-file']) {
@@ -45,11 +45,11 @@ if (args['import-file']) {
   void engramCli({ url: args.url, adminToken: args['admin-token'] }, process.cwd(), [
     'import', 'github', '--workspace', args.workspace, '--repo', args['import-repo'], '--file', resolve(args['import-file']), '--wait', '--poll-ms', '1000',
   ]).finally(() => {
-    importDone = true;
+    importDoneAt = performance.now();
     importSeconds = Math.round((performance.now() - t0) / 100) / 10;
   });
 }
 const result = await searchLoad(access, {
-  mode: args.mode, queries, connections: Number(args.connections), durationS: Number(args.duration), until: async () => importDone, maxDurationS: 1800,
+  mode: args.mode, queries, connections: Number(args.connections), durationS: Number(args.duration), until: async () => !args['import-file'] || importSettled({ url: args.url, adminToken: args['admin-token']! }, importDoneAt), maxDurationS: 1800,
 });
 console.log(JSON.stringify({ ...result, ...(health ? { importSeconds, healthz: await health.stop() } : {}), loadStart: load, loadEnd: loadavg().map((x) => x.toFixed(2)).join(' ') }));

@@ -29,7 +29,11 @@ export interface LoadResult {
   timeouts: number;
   client: Percentiles;
   server: Percentiles;
+  /** The server's own split of `latency.total`: waiting for the search gate, retrieval (first stage and fuse), enrichment. */
+  stages: Record<(typeof STAGES)[number], Percentiles>;
 }
+
+const STAGES = ['queue', 'retrieval', 'rerank', 'enrich'] as const;
 
 /** Nearest-rank percentiles of a sample, rounded to 0.1 ms. */
 export function percentiles(values: number[]): Percentiles {
@@ -55,6 +59,7 @@ export async function searchLoad(
   const { mode, queries, connections } = options;
   const client: number[] = [];
   const server: number[] = [];
+  const stages = Object.fromEntries(STAGES.map((s) => [s, [] as number[]])) as Record<(typeof STAGES)[number], number[]>;
   let next = 0;
   const started = performance.now();
   const result = await new Promise<AutocannonResult>((resolve, reject) => {
@@ -72,8 +77,9 @@ export async function searchLoad(
             setupRequest: (request) => ({ ...request, body: JSON.stringify({ query: queries[next++ % queries.length], mode, limit: 10 }) }),
             onResponse: (status, body) => {
               if (status !== 200) return;
-              const total = (JSON.parse(body) as { latency?: { total?: number } }).latency?.total;
-              if (typeof total === 'number') server.push(total);
+              const latency = (JSON.parse(body) as { latency?: Record<string, number> }).latency ?? {};
+              if (typeof latency.total === 'number') server.push(latency.total);
+              for (const s of STAGES) if (typeof latency[s] === 'number') stages[s].push(latency[s]);
             },
           },
         ],
@@ -106,7 +112,22 @@ export async function searchLoad(
     timeouts: result.timeouts,
     client: percentiles(client),
     server: percentiles(server),
+    stages: Object.fromEntries(STAGES.map((s) => [s, percentiles(stages[s])])) as LoadResult['stages'],
   };
+}
+
+/**
+ * Whether an import that ended at `importDoneAt` (performance.now(); 0 while it runs) has been indexed
+ * and its re-cluster has run: the drain's re-cluster is enqueued with a 5 s delay by the last indexing
+ * job, so this looks 8 s after the import's end.
+ */
+export async function importSettled(engram: { url: string; adminToken: string }, importDoneAt: number): Promise<boolean> {
+  if (!importDoneAt || performance.now() - importDoneAt < 8_000) return false;
+  const response = await fetch(`${engram.url}/admin/status`, { headers: { authorization: `Bearer ${engram.adminToken}` } });
+  const status = (await response.json()) as { queues?: Record<string, { waiting: number; active: number; delayed: number }> };
+  const q = status.queues?.['cluster.recluster'];
+  const indexing = status.queues?.['index.event'];
+  return Boolean(q && indexing && q.waiting + q.active + q.delayed + indexing.waiting + indexing.active === 0);
 }
 
 /** Polls `/healthz` every `everyMs` until stopped: response times and how many took over 1 s or failed. */

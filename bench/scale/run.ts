@@ -8,7 +8,7 @@ import { engramCli, reclustered } from '../eval/service.js';
 import type { CorpusManifest } from './corpusFiles.js';
 import { startDeployment, type DeploymentKind, type ServerStores } from './deploy.js';
 import type { SourcePull, SourceCommit } from './generate.js';
-import { filteredTotals, healthSampler, searchLoad, warmUp, type Access, type LoadResult } from './load.js';
+import { filteredTotals, healthSampler, importSettled, searchLoad, warmUp, type Access, type LoadResult } from './load.js';
 import { loadAverage, memorySampler } from './proc.js';
 
 export type EmbedderKind = 'offline' | 'fast';
@@ -174,15 +174,7 @@ export async function runScale(
         importDoneAt = performance.now();
         importSeconds = r.seconds;
       });
-      const quiet = async (): Promise<boolean> => {
-        // The drain's re-cluster is enqueued with a 5 s delay by the last indexing job: look after that.
-        if (!importDoneAt || performance.now() - importDoneAt < 8_000) return false;
-        const response = await fetch(`${deployment.url}/admin/status`, { headers: { authorization: `Bearer ${deployment.adminToken}` } });
-        const status = (await response.json()) as Status;
-        const q = status.queues?.['cluster.recluster'];
-        const indexing = status.queues?.['index.event'];
-        return Boolean(q && indexing && q.waiting + q.active + q.delayed + indexing.waiting + indexing.active === 0);
-      };
+      const quiet = (): Promise<boolean> => importSettled(deployment, importDoneAt);
       // Until the import is indexed and its re-cluster has run (it starts ~5 s after the queue drains).
       const load = await searchLoad(access, { mode: 'fast', queries: ctx.queries, connections: 16, durationS: Math.max(ctx.durationS, 15), until: quiet, maxDurationS: ctx.maxDuringS });
       const finished = await quiet().catch(() => false);
