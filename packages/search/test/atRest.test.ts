@@ -1,6 +1,6 @@
 import type { Db } from '@engram/stores';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { snapshotAtRest } from '../src/paths/atRest.js';
+import { cachedRead, snapshotAtRest } from '../src/paths/atRest.js';
 
 /** A database that only counts writes, and a loader that reads "the rows" as they are when it runs. */
 function fixture(kind: 'pglite' | 'postgres' = 'pglite') {
@@ -12,7 +12,7 @@ function fixture(kind: 'pglite' | 'postgres' = 'pglite') {
     if (table === 't') rows = value;
     writes.set(table, (writes.get(table) ?? 0) + 1);
   };
-  const load = async () => {
+  const load = async (_workspaceId?: string) => {
     loads++;
     return rows;
   };
@@ -111,5 +111,75 @@ describe('snapshotAtRest', () => {
     await settle();
     expect(await snap.get('ws')).toBe('v0');
     expect(f.loads()).toBe(1);
+  });
+
+  describe('cachedRead (a read whose per-query form is the whole load)', () => {
+    it('past the staleness bound, every search asking meanwhile shares one load, and sees the write', async () => {
+      const f = fixture();
+      const read = cachedRead(f.db, f.load, { maxStaleMs: 1_000, tables: ['t'], serverTtlMs: 60_000 });
+      expect(await read('ws')).toBe('v0');
+      f.write('v1');
+      vi.advanceTimersByTime(1_100);
+      const answers = await Promise.all([read('ws'), read('ws'), read('ws'), read('ws')]);
+      expect(answers).toEqual(['v1', 'v1', 'v1', 'v1']);
+      expect(f.loads()).toBe(2);
+    });
+
+    it('does not hand a search a load that began before the bound: it waits for one begun after', async () => {
+      const f = fixture();
+      let release: (() => void) | undefined;
+      let slow = false;
+      const read = cachedRead(
+        f.db,
+        async (ws) => {
+          const value = await f.load(ws);
+          if (slow) await new Promise<void>((resolve) => (release = resolve));
+          return value;
+        },
+        { maxStaleMs: 1_000, tables: ['t'], serverTtlMs: 60_000 },
+      );
+      expect(await read('ws')).toBe('v0');
+      f.write('v1');
+      slow = true;
+      vi.advanceTimersByTime(1_100);
+      const first = read('ws'); // begins a load, which reads v1 and then hangs
+      await settle();
+      f.write('v2');
+      vi.advanceTimersByTime(1_100); // that load is now older than the bound
+      slow = false;
+      const second = read('ws');
+      release!();
+      expect(await first).toBe('v1');
+      expect(await second).toBe('v2');
+      expect(f.loads()).toBe(3);
+    });
+
+    it('a failed load reaches the searches waiting for it, and the next search loads again', async () => {
+      const f = fixture();
+      let fail = false;
+      const read = cachedRead(
+        f.db,
+        async (ws) => {
+          if (fail) throw new Error('down');
+          return f.load(ws);
+        },
+        { maxStaleMs: 0, tables: ['t'], serverTtlMs: 60_000 },
+      );
+      expect(await read('ws')).toBe('v0');
+      f.write('v1');
+      fail = true;
+      await expect(read('ws')).rejects.toThrow('down');
+      fail = false;
+      expect(await read('ws')).toBe('v1');
+    });
+
+    it('on a Postgres server, keeps a copy for the TTL', async () => {
+      const f = fixture('postgres');
+      const read = cachedRead(f.db, f.load, { tables: ['t'], serverTtlMs: 60_000 });
+      expect(await read('ws')).toBe('v0');
+      f.write('v1');
+      expect(await read('ws')).toBe('v0');
+      expect(f.loads()).toBe(1);
+    });
   });
 });

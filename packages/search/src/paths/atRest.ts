@@ -1,4 +1,4 @@
-import { actorItems, clusterMembership, runInBackground, type Db } from '@engram/stores';
+import { actorItems, clusterMembership, readCommitted, runInBackground, type Db } from '@engram/stores';
 
 /** How stale a snapshot may be served while writes go on, by default (`SEARCH_CONTEXT_STALENESS_MS`). */
 export const DEFAULT_SNAPSHOT_STALENESS_MS = 1_000;
@@ -12,7 +12,8 @@ export const DEFAULT_SNAPSHOT_STALENESS_MS = 1_000;
  * Near-real-time, as a search engine's refresh interval is: a snapshot no write has followed is served
  * as is; one that writes have followed is still served while it is at most `maxStaleMs` old (its load
  * began no longer ago than that), and a reload starts in the background; past that bound `get` answers
- * null (the path reads per query, exact) until the reload lands. So a search during an import, an
+ * null (the path reads per query, exact) until the reload lands (`cachedRead`, whose per-query read is
+ * the whole load, waits for a shared load instead). So a search during an import, an
  * expertise pass or a re-cluster never waits for a whole snapshot to load, nor reads per query while a
  * recent snapshot exists; and what it serves misses at most the last `maxStaleMs` of writes.
  *
@@ -26,58 +27,85 @@ export function snapshotAtRest<T>(
   load: (workspaceId: string) => Promise<T>,
   options: { maxStaleMs?: number | undefined; tables: readonly string[] },
 ): Snapshot<T> {
+  const snapshot = followedSnapshot(db, load, options);
+  return { get: (workspaceId) => snapshot.get(workspaceId, false) };
+}
+
+/**
+ * `snapshotAtRest`'s engine. With `wait`, past the staleness bound a caller is answered with a load that
+ * began within the bound (the one in flight, or one begun for it) instead of null: for a read whose
+ * per-query form is the whole load, so that callers share one load instead of each running its own.
+ */
+function followedSnapshot<T>(db: Db, load: (workspaceId: string) => Promise<T>, options: { maxStaleMs?: number | undefined; tables: readonly string[] }) {
   const { maxStaleMs = DEFAULT_SNAPSHOT_STALENESS_MS, tables } = options;
   const writeCount = (): number => db.writeCount(tables);
   type Loaded = { writes: number; startedAt: number; value: T };
+  type Loading = { startedAt: number; value: Promise<T> };
   const loaded = new Map<string, Loaded>();
-  const loading = new Map<string, Promise<void>>();
+  const loading = new Map<string, Loading>();
   const nextLoadAt = new Map<string, number>();
 
-  const reload = (workspaceId: string): void => {
-    if (loading.has(workspaceId) || performance.now() < (nextLoadAt.get(workspaceId) ?? 0)) return;
+  /** The load in flight, or a new one (not before the pacing allows, unless `waitedFor`); one at a time. */
+  const reload = (workspaceId: string, waitedFor: boolean): Loading | undefined => {
+    const current = loading.get(workspaceId);
+    if (current) return current;
+    if (!waitedFor && performance.now() < (nextLoadAt.get(workspaceId) ?? 0)) return undefined;
     const writes = writeCount();
     const startedAt = performance.now();
-    // Background work: no request waits for it, and its reads see committed rows only.
-    const done = runInBackground(() => load(workspaceId)).then(
-      (value) => {
-        const prev = loaded.get(workspaceId);
-        if (!prev || prev.startedAt <= startedAt) loaded.set(workspaceId, { writes, startedAt, value });
-      },
-      () => undefined, // a failed load leaves the last snapshot (or none): the path reads per query meanwhile
-    );
-    loading.set(workspaceId, done);
-    void done.finally(() => {
+    // Its reads see committed rows only. A load nobody waits for is background work (an API request's
+    // statements go first); one a search waits for keeps the search's place.
+    const value = waitedFor ? readCommitted(() => load(workspaceId)) : runInBackground(() => load(workspaceId));
+    const entry = { startedAt, value };
+    loading.set(workspaceId, entry);
+    // Settled in the first handler on `value`, so a caller that chains on it finds this load done.
+    const settle = (): void => {
       const endedAt = performance.now();
       nextLoadAt.set(workspaceId, endedAt + Math.max(maxStaleMs / 2, 4 * (endedAt - startedAt)));
-      loading.delete(workspaceId);
-    });
+      if (loading.get(workspaceId) === entry) loading.delete(workspaceId);
+    };
+    value.then(
+      (v) => {
+        settle();
+        const prev = loaded.get(workspaceId);
+        if (!prev || prev.startedAt <= startedAt) loaded.set(workspaceId, { writes, startedAt, value: v });
+      },
+      settle, // a failed load leaves the last snapshot (or none); a caller waiting for it gets the error
+    );
+    return entry;
   };
 
   return {
-    get(workspaceId: string): Promise<T> | null {
+    get(workspaceId: string, wait: boolean): Promise<T> | null {
       if (db.kind !== 'pglite') return null;
       const hit = loaded.get(workspaceId);
       if (hit && hit.writes === writeCount()) return Promise.resolve(hit.value);
-      reload(workspaceId);
-      return hit && performance.now() - hit.startedAt < maxStaleMs ? Promise.resolve(hit.value) : null;
+      const pending = reload(workspaceId, false);
+      const now = performance.now();
+      if (hit && now - hit.startedAt < maxStaleMs) return Promise.resolve(hit.value);
+      if (!wait) return null;
+      if (pending && now - pending.startedAt < maxStaleMs) return pending.value;
+      // The load in flight began too long ago: after it, one more, shared by every caller waiting meanwhile.
+      if (pending) return pending.value.catch(() => undefined).then(() => reload(workspaceId, true)!.value);
+      return reload(workspaceId, true)!.value;
     },
   };
 }
 
 /**
  * A per-workspace read that is always answered: on the embedded default from a near-real-time snapshot
- * following `tables` (per query while none is recent enough); on a Postgres server, where other
- * processes write, from a copy read again after `serverTtlMs`.
+ * following `tables` (past the staleness bound, from a load begun within it, which every search that
+ * asks meanwhile shares); on a Postgres server, where other processes write, from a copy read again
+ * after `serverTtlMs`.
  */
 export function cachedRead<T>(
   db: Db,
   load: (workspaceId: string) => Promise<T>,
   options: { maxStaleMs?: number | undefined; tables: readonly string[]; serverTtlMs: number },
 ): (workspaceId: string) => Promise<T> {
-  const snapshot = snapshotAtRest(db, load, options);
+  const snapshot = followedSnapshot(db, load, options);
   const copies = new Map<string, { at: number; value: Promise<T> }>();
   return (workspaceId) => {
-    if (db.kind === 'pglite') return snapshot.get(workspaceId) ?? load(workspaceId);
+    if (db.kind === 'pglite') return snapshot.get(workspaceId, true)!;
     const hit = copies.get(workspaceId);
     if (hit && Date.now() - hit.at < options.serverTtlMs) return hit.value;
     const value = load(workspaceId);

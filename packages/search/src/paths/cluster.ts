@@ -12,9 +12,11 @@ export interface Centroid {
 
 const toUnit = (v: readonly number[]): Float64Array => {
   let n = 0;
-  for (const x of v) n += x * x;
+  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
   const scale = 1 / (Math.sqrt(n) || 1);
-  return Float64Array.from(v, (x) => x * scale);
+  const unit = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) unit[i] = v[i]! * scale;
+  return unit;
 };
 
 const TTL_MS = 60_000;
