@@ -94,9 +94,9 @@ export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs?
     known.set(workspaceId, next);
     return [...next.values()].map((e) => e.centroid);
   };
-  const membership = derive(shared.clusterMembership, (all) => {
+  const membership = derive(shared.clusterMembership, (clusters) => {
     const byCluster = new Map<string, Member[]>();
-    for (const m of all) (byCluster.get(m.clusterId) ?? byCluster.set(m.clusterId, []).get(m.clusterId)!).push(m);
+    for (const { clusterId, ids, similarities } of clusters) byCluster.set(clusterId, ids.map((id, i) => ({ id, clusterId, similarity: similarities[i]! })));
     return byCluster;
   });
   /** Members of these clusters that pass the filter: from the snapshot (filtered by the read model) or per query. */

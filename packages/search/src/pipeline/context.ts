@@ -12,11 +12,17 @@ const CONTEXT_SIZE = 5;
  */
 export function createContextReader(db: Db, shared: SharedSnapshots, maxStaleMs?: number) {
   const clusterCardsOf = snapshotAtRest(db, async (workspaceId) => new Map((await clusterCards(db, workspaceId)).map((c) => [c.id, c])), { maxStaleMs, tables: ['clusters'] });
-  const clusterOfItem = derive(shared.clusterMembership, (members) => new Map(members.map((m) => [m.id, m.clusterId])));
+  const clusterOfItem = derive(shared.clusterMembership, (clusters) => {
+    const clusterOf = new Map<string, string>();
+    for (const { clusterId, ids } of clusters) for (const id of ids) clusterOf.set(id, clusterId);
+    return clusterOf;
+  });
   const actorCardsOf = snapshotAtRest(db, async (workspaceId) => new Map((await actorCards(db, workspaceId)).map((a) => [a.id, a])), { maxStaleMs, tables: ['actors'] });
-  const actorsOfItem = derive(shared.actorItems, (rows) => {
+  const actorsOfItem = derive(shared.actorItems, (actors) => {
     const byItem = new Map<string, { actorId: string; role: string }[]>();
-    for (const r of rows) (byItem.get(r.id) ?? byItem.set(r.id, []).get(r.id)!).push({ actorId: r.actorId, role: r.role });
+    for (const { actorId, ids, roles } of actors) {
+      ids.forEach((id, i) => (byItem.get(id) ?? byItem.set(id, []).get(id)!).push({ actorId, role: roles[i]! }));
+    }
     return byItem;
   });
   const clusters = both(clusterCardsOf, clusterOfItem, (cards, clusterOf) => ({ cards, clusterOf }));

@@ -1,6 +1,7 @@
 import type { Db } from '../../db.js';
 import { readCommitted } from '../../pglite/thread.js';
 import { itemPredicate } from './filterSql.js';
+import { pgNumberArray } from './pgArrays.js';
 import { GrowingPostingList, parseTsvector, type DocumentTerm } from './postingLists.js';
 import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatch, type EntityMatchesRead, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
 
@@ -500,9 +501,4 @@ function admitting(ws: WorkspaceIndex, filter: Parameters<typeof itemPredicate>[
     ? (doc: number) =>
         ws.alive[doc] === 1 && predicate({ id: ws.ids[doc]!, source: ws.source[doc]!, type: ws.type[doc]!, occurredAt: ws.occurredAt[doc]!, actorNames: ws.actorNames[doc]! })
     : ws.isLive;
-}
-
-/** The elements of a one-dimensional PostgreSQL array of numbers in text form (`{1,2,3}`), as written. */
-function pgNumberArray(text: string): string[] {
-  return text.length <= 2 ? [] : text.slice(1, -1).split(',');
 }

@@ -1,6 +1,7 @@
 import { isAutomationName } from '@engram/contracts';
 import type { Queryable } from '../../db.js';
 import { itemFilterSql } from './filterSql.js';
+import { pgNumberArray, pgTextArray } from './pgArrays.js';
 import type { ItemFilter } from './types.js';
 
 /** Actors of the workspace that a word of the question names (a login, a name; not an e-mail). */
@@ -76,22 +77,31 @@ export async function actorDirectory(db: Queryable, workspaceId: string): Promis
   };
 }
 
-/** Every cluster member of the workspace, with its similarity to its cluster (what a cache of the cluster path holds). */
-export async function clusterMembership(db: Queryable, workspaceId: string): Promise<{ id: string; clusterId: string; similarity: number }[]> {
-  const res = await db.query<{ id: string; cluster_id: string; similarity: number }>(
-    'SELECT item_id AS id, cluster_id, similarity FROM cluster_members WHERE workspace_id = $1',
+/**
+ * Every cluster member of the workspace, with its similarity to its cluster, cluster by cluster (what a
+ * snapshot of the cluster path holds): one row a cluster, not a row a member.
+ */
+export async function clusterMembership(db: Queryable, workspaceId: string): Promise<{ clusterId: string; ids: string[]; similarities: number[] }[]> {
+  const res = await db.query<{ cluster_id: string; ids: string; similarities: string }>(
+    'SELECT cluster_id, array_agg(item_id)::text AS ids, array_agg(similarity)::text AS similarities FROM cluster_members WHERE workspace_id = $1 GROUP BY cluster_id',
     [workspaceId],
   );
-  return res.rows.map((r) => ({ id: r.id, clusterId: r.cluster_id, similarity: r.similarity }));
+  return res.rows.map((r) => ({ clusterId: r.cluster_id, ids: pgTextArray(r.ids), similarities: pgNumberArray(r.similarities).map(Number) }));
 }
 
-/** Every (item, actor, role) row of the workspace with the item's date in ms (what a cache of the actor path holds). */
-export async function actorItems(db: Queryable, workspaceId: string): Promise<{ id: string; actorId: string; role: string; occurredAt: number }[]> {
-  const res = await db.query<{ id: string; actor_id: string; role: string; occurred_at: Date | string }>(
-    `SELECT i.id, ia.actor_id, ia.role, i.occurred_at FROM item_actors ia JOIN items i ON i.id = ia.item_id WHERE ia.workspace_id = $1`,
+/**
+ * Every (item, role) of each actor of the workspace, with the item's date in ms, newest first (what a
+ * snapshot of the actor path holds): one row an actor, not a row an item.
+ */
+export async function actorItems(db: Queryable, workspaceId: string): Promise<{ actorId: string; ids: string[]; roles: string[]; occurredAt: number[] }[]> {
+  const order = 'ORDER BY i.occurred_at DESC, i.id COLLATE "C", ia.role COLLATE "C"';
+  const res = await db.query<{ actor_id: string; ids: string; roles: string; occurred_at: string }>(
+    `SELECT ia.actor_id, array_agg(i.id ${order})::text AS ids, array_agg(ia.role ${order})::text AS roles,
+       array_agg(floor(extract(epoch FROM i.occurred_at) * 1000)::bigint ${order})::text AS occurred_at
+     FROM item_actors ia JOIN items i ON i.id = ia.item_id WHERE ia.workspace_id = $1 GROUP BY ia.actor_id`,
     [workspaceId],
   );
-  return res.rows.map((r) => ({ id: r.id, actorId: r.actor_id, role: r.role, occurredAt: new Date(r.occurred_at).getTime() }));
+  return res.rows.map((r) => ({ actorId: r.actor_id, ids: pgTextArray(r.ids), roles: pgTextArray(r.roles), occurredAt: pgNumberArray(r.occurred_at).map(Number) }));
 }
 
 /** Every cluster of the workspace as a search's context shows it (what a snapshot of the context holds). */
