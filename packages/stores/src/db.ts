@@ -3,10 +3,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { lockDataDir } from './pglite/dirLock.js';
 import { startPgliteThread, type PgliteThread } from './pglite/thread.js';
-import { writtenTables, type Queryable } from './queryable.js';
+import { readDeleteReach, writtenTables, type DeleteReach, type Queryable } from './queryable.js';
 
 export type { QueryResult, Queryable } from './queryable.js';
-export { writtenTables } from './queryable.js';
+export { readDeleteReach, writtenTables, type DeleteReach } from './queryable.js';
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
@@ -29,10 +29,15 @@ export interface Db extends Queryable {
    * How many writes this handle has finished (transactions, and statements that change rows): a reader
    * of the same handle that caches what it read compares it to know whether to look again. With
    * `tables`, a number that changes only when a write may have changed one of them (a statement whose
-   * tables cannot be told, such as a delete that may cascade, counts for every table). Counts this
-   * process's writes only.
+   * tables cannot be told, such as a delete whose reach is not known, counts for every table). Counts
+   * this process's writes only.
    */
   writeCount(tables?: readonly string[]): number;
+  /**
+   * Reads from the catalog which tables a delete from each table may change (`readDeleteReach`), so that
+   * `writeCount` counts a delete for those tables only; run after the schema changes (`migrate` does).
+   */
+  learnDeleteReach(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -74,6 +79,17 @@ function writeCounter() {
   let writes = 0;
   let untold = 0;
   const byTable = new Map<string, number>();
+  let reach: DeleteReach = new Map();
+  // Statements are templates: the answer is kept per text (up to a few thousand).
+  const known = new Map<string, readonly string[] | null>();
+  const tablesOf = (sql: string): readonly string[] | null => {
+    let tables = known.get(sql);
+    if (tables !== undefined) return tables;
+    tables = writtenTables(sql, reach);
+    if (known.size > 4_000) known.clear();
+    known.set(sql, tables);
+    return tables;
+  };
   const bump = (tables: readonly string[] | null): void => {
     writes++;
     if (tables === null) untold++;
@@ -81,9 +97,14 @@ function writeCounter() {
   };
   return {
     count: (tables?: readonly string[]): number => (tables ? tables.reduce((n, t) => n + (byTable.get(t) ?? 0), untold) : writes),
+    /** Learns (again) which tables a delete reaches: `Db.learnDeleteReach`. */
+    async learn(db: Queryable): Promise<void> {
+      reach = await readDeleteReach(db);
+      known.clear();
+    },
     /** A statement: counted once it has finished, for the tables it may have changed (none: not a write). */
     async statement<T>(sql: string | null, work: Promise<T>): Promise<T> {
-      const tables = sql === null ? null : writtenTables(sql);
+      const tables = sql === null ? null : tablesOf(sql);
       try {
         return await work;
       } finally {
@@ -95,7 +116,7 @@ function writeCounter() {
       let tables: Set<string> | null = new Set();
       const record = (tx: Queryable): Queryable => ({
         query: (sql, params) => {
-          const written = writtenTables(sql);
+          const written = tablesOf(sql);
           if (written === null) tables = null;
           else for (const t of written) tables?.add(t);
           return tx.query(sql, params);
@@ -142,6 +163,7 @@ function pgliteDb(pglite: PgliteThread): Db {
     hasVectorExtension: async () => true,
     withSchemaLock: (fn) => fn(db),
     writeCount: writes.count,
+    learnDeleteReach: () => writes.learn(db),
     close: () => pglite.close(),
   };
   return db;
@@ -199,6 +221,7 @@ function onConnection(
     kind: 'postgres',
     ...wrap(c, true),
     writeCount: writes.count,
+    learnDeleteReach: () => writes.learn(wrap(c, false)),
     exec: async (sql) => {
       await writes.statement(null, c.query(sql));
     },

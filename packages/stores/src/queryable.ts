@@ -15,23 +15,60 @@ const WRITE_TARGET = /\b(?:INSERT\s+INTO|UPDATE|MERGE\s+INTO)\s+(?:ONLY\s+)?(?:p
 /** A delete may cascade to other tables (foreign keys, the items tombstone trigger). */
 const DELETES = /\b(?:DELETE\s+FROM|TRUNCATE)\b/i;
 const CHANGES_NO_ROWS = /^\s*(?:ANALYZE|VACUUM|SET|RESET|SHOW|SAVEPOINT|RELEASE|ROLLBACK|BEGIN|COMMIT|SELECT)\b/i;
-const targetsOf = new Map<string, readonly string[] | null>();
+const DELETE_ONE = /^\s*DELETE\s+FROM\s+(?:ONLY\s+)?(?:public\.)?"?([a-z_][a-z0-9_]*)"?/i;
+const WRITES_MORE = /\b(?:INSERT\s+INTO|UPDATE|MERGE\s+INTO|TRUNCATE)\b/i;
+
+/** Which tables a delete from a table may change rows of (itself and what cascades from it), or null: any. */
+export type DeleteReach = ReadonlyMap<string, readonly string[] | null>;
 
 /**
  * The tables a statement may change rows of: [] when it changes none (a SELECT, ANALYZE ...), null when
- * that cannot be told (DDL, a delete, which may cascade): then assume any. Statements are templates, so the answer
- * is remembered per text (up to a few thousand).
+ * that cannot be told (DDL, a delete from a table `deleteReach` does not know): then assume any.
  */
-export function writtenTables(sql: string): readonly string[] | null {
-  let tables = targetsOf.get(sql);
-  if (tables !== undefined) return tables;
-  if (CHANGES_NO_ROWS.test(sql)) tables = [];
-  else if (DELETES.test(sql)) tables = null;
-  else {
-    const found = [...sql.matchAll(WRITE_TARGET)].map((m) => m[1]!.toLowerCase());
-    tables = found.length > 0 && /^\s*(?:INSERT|UPDATE|MERGE|WITH)\b/i.test(sql) ? [...new Set(found)] : null;
+export function writtenTables(sql: string, deleteReach?: DeleteReach): readonly string[] | null {
+  if (CHANGES_NO_ROWS.test(sql)) return [];
+  if (DELETES.test(sql)) {
+    // One plain DELETE FROM t (no CTE, nothing else written): what a delete from t reaches.
+    const one = DELETE_ONE.exec(sql);
+    return one && !WRITES_MORE.test(sql) && sql.match(/\bDELETE\b/gi)!.length === 1 ? (deleteReach?.get(one[1]!.toLowerCase()) ?? null) : null;
   }
-  if (targetsOf.size > 4_000) targetsOf.clear();
-  targetsOf.set(sql, tables);
-  return tables;
+  const found = [...sql.matchAll(WRITE_TARGET)].map((m) => m[1]!.toLowerCase());
+  return found.length > 0 && /^\s*(?:INSERT|UPDATE|MERGE|WITH)\b/i.test(sql) ? [...new Set(found)] : null;
+}
+
+/**
+ * `DeleteReach` from the catalog: a delete from a table reaches the tables whose foreign keys cascade
+ * (or set null, or a default) from it, transitively; a table with a trigger of its own (the items
+ * tombstones, statement-level child deletes) may change anything, so a delete reaching one is untold.
+ */
+export async function readDeleteReach(db: Queryable): Promise<DeleteReach> {
+  const [keys, triggered, tables] = await Promise.all([
+    db.query<{ parent: string; child: string }>(
+      `SELECT p.relname AS parent, c.relname AS child FROM pg_constraint k
+       JOIN pg_class p ON p.oid = k.confrelid JOIN pg_class c ON c.oid = k.conrelid
+       WHERE k.contype = 'f' AND k.confdeltype IN ('c', 'n', 'd') AND p.relnamespace = current_schema()::regnamespace`,
+    ),
+    db.query<{ name: string }>(
+      `SELECT DISTINCT c.relname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+       WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace`,
+    ),
+    db.query<{ name: string }>(`SELECT relname AS name FROM pg_class WHERE relkind IN ('r', 'p') AND relnamespace = current_schema()::regnamespace`),
+  ]);
+  const children = new Map<string, string[]>();
+  for (const { parent, child } of keys.rows) children.set(parent, [...(children.get(parent) ?? []), child]);
+  const hasTrigger = new Set(triggered.rows.map((r) => r.name));
+  const reach = new Map<string, readonly string[] | null>();
+  for (const { name } of tables.rows) {
+    const seen = new Set([name]);
+    const todo = [name];
+    while (todo.length > 0) {
+      for (const child of children.get(todo.pop()!) ?? []) {
+        if (seen.has(child)) continue;
+        seen.add(child);
+        todo.push(child);
+      }
+    }
+    reach.set(name, [...seen].some((t) => hasTrigger.has(t)) ? null : [...seen]);
+  }
+  return reach;
 }

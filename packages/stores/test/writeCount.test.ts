@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, writtenTables, type Db } from '../src/index.js';
+import { migrate, openDatabase, writtenTables, type Db } from '../src/index.js';
 
 describe('writtenTables', () => {
   it('names the tables a statement may change, none for reads, and "any" when it cannot tell', () => {
@@ -45,5 +45,37 @@ describe('Db.writeCount per table', () => {
     const read = db.writeCount();
     await db.query('SELECT * FROM a');
     expect(db.writeCount()).toBe(read);
+  });
+});
+
+describe('Db.writeCount after the schema is known', () => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await openDatabase('pglite://memory');
+    await migrate(db);
+  }, 60_000);
+  afterAll(async () => db?.close());
+
+  // A search snapshot of people's items must not be read again because an expertise or re-cluster pass
+  // deleted rows of tables it is not read from.
+  it('counts a delete for the tables it may reach: the table and what cascades from it', async () => {
+    const before = { areaTerms: db.writeCount(['area_terms']), members: db.writeCount(['cluster_members']), roles: db.writeCount(['item_actors', 'items']) };
+    await db.query('DELETE FROM area_terms WHERE workspace_id = $1', ['ws_none']);
+    expect(db.writeCount(['area_terms'])).not.toBe(before.areaTerms);
+    expect(db.writeCount(['item_actors', 'items'])).toBe(before.roles);
+
+    await db.query('DELETE FROM clusters WHERE id = $1', ['cl_none']); // cluster_members cascade from clusters
+    expect(db.writeCount(['cluster_members'])).not.toBe(before.members);
+    expect(db.writeCount(['item_actors', 'items'])).toBe(before.roles);
+  });
+
+  it('counts a delete for every table when what it reaches has triggers of its own, or when it writes more', async () => {
+    const roles = db.writeCount(['item_actors']);
+    await db.query('DELETE FROM items WHERE id = $1', ['it_none']); // items' triggers write tombstones and delete children
+    expect(db.writeCount(['item_actors'])).not.toBe(roles);
+
+    const areas = db.writeCount(['area_terms']);
+    await db.query('WITH gone AS (DELETE FROM cluster_members WHERE item_id = $1 RETURNING item_id) SELECT count(*) FROM gone', ['it_none']);
+    expect(db.writeCount(['area_terms'])).not.toBe(areas);
   });
 });

@@ -33,7 +33,7 @@ export const migrations: Migration[] = [
  * and each one after the first finds the migrations recorded and applies nothing.
  */
 export async function migrate(db: Db, list: Migration[] = migrations): Promise<string[]> {
-  return db.withSchemaLock(async (locked) => {
+  const applied = await db.withSchemaLock(async (locked) => {
     await locked.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const done = new Set((await locked.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
     const applied: string[] = [];
@@ -47,6 +47,8 @@ export async function migrate(db: Db, list: Migration[] = migrations): Promise<s
     }
     return applied;
   });
+  await db.learnDeleteReach();
+  return applied;
 }
 
 export async function pendingMigrations(db: Db): Promise<string[]> {
