@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
+import type { PGlite } from '@electric-sql/pglite';
 import { lockDataDir } from './pglite/dirLock.js';
+import { openPglite } from './pglite/open.js';
 import { startPgliteThread, type PgliteThread } from './pglite/thread.js';
 import { readDeleteReach, writtenTables, type DeleteReach, type Queryable } from './queryable.js';
 
@@ -133,7 +133,7 @@ function writeCounter() {
 
 /** PGlite on this thread, with the same statements as the PGlite thread (`pglite/thread.ts`) offers. */
 async function openPgliteHere(dir: string): Promise<PgliteThread> {
-  const lite = await PGlite.create(dir, { extensions: { vector } });
+  const lite = await openPglite(dir);
   const query = async <R>(target: Pick<PGlite, 'query'>, sql: string, params: readonly unknown[]) => {
     const res = await target.query<R>(sql, params as unknown[]);
     return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };

@@ -11,9 +11,9 @@
  * rows (the search read model, snapshots) reads with `readCommitted` instead.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { isReadOnlySql } from '../queryable.js';
+import { openPglite } from './open.js';
 import type { PgliteReply, PgliteRequest } from './protocol.js';
 
 const port = parentPort!;
@@ -38,7 +38,7 @@ interface OpenTx {
 async function main(): Promise<void> {
   let lite: PGlite;
   try {
-    lite = await PGlite.create((workerData as { dir: string }).dir, { extensions: { vector } });
+    lite = await openPglite((workerData as { dir: string }).dir);
   } catch (err) {
     reply({ id: 0, ready: false, error: err instanceof Error ? err.message : String(err) });
     return;
