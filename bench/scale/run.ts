@@ -45,7 +45,8 @@ export interface RunResult {
   search: Record<string, Record<string, LoadResult>>;
   /** `finished` is false when the import and its re-cluster outlasted the phase's cap (`importSeconds` is then the cap). */
   duringImport?: { items: number; finished: boolean; importSeconds: number; load: LoadResult; healthz: Awaited<ReturnType<ReturnType<typeof healthSampler>['stop']>> };
-  memory?: { afterImportBytes: number; peakBytes: number };
+  /** RSS of the server: right after the import and its re-cluster, after the idle search phases (the server in use), and the peak. */
+  memory?: { afterImportBytes: number; afterSearchBytes?: number; peakBytes: number };
   disk?: { bytes: number; bytesPerItem: number };
   totals?: Awaited<ReturnType<typeof filteredTotals>>;
   error?: string;
@@ -164,6 +165,7 @@ export async function runScale(
     await phase(result, 'meta.total with a filter', ctx, async () => {
       result.totals = await filteredTotals(access, ctx.queries.slice(0, 40));
     });
+    result.memory = { ...result.memory!, afterSearchBytes: memory.last() };
 
     await phase(result, 'search fast x16 during an import and a re-cluster', ctx, async () => {
       const health = healthSampler(deployment.url);
@@ -184,7 +186,7 @@ export async function runScale(
       if (finished) await importing;
       else void importing.catch(() => undefined);
     });
-    result.memory = { afterImportBytes: result.memory.afterImportBytes, peakBytes: memory.peak() };
+    result.memory = { ...result.memory!, peakBytes: memory.peak() };
   } catch (err) {
     result.error = err instanceof Error ? err.message : String(err);
     ctx.log(`run failed: ${result.error}`);
