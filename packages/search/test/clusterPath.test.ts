@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, SearchReadModel } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
 import { sharedSnapshots } from '../src/paths/atRest.js';
-import { clusterPath, createCentroidCache, UnitCentroids } from '../src/paths/cluster.js';
+import { clusterPath, createCentroidCache, NATIVE_MIN_ROWS, UnitCentroids } from '../src/paths/cluster.js';
 
 let db: Db;
 beforeAll(async () => {
@@ -60,5 +60,39 @@ describe('the centroid matrix', () => {
       }
     }
     expect(matrix.nearest(centroids[10]!.unit, 2, -1).map((c) => c.id)).toEqual(['c10', 'dup10']);
+  });
+
+  // From NATIVE_MIN_ROWS rows a float32 scan goes first: its answer must still be the exact scan's,
+  // including rows float32 cannot tell apart (a centroid and one moved by 1e-9) and exact ties.
+  it('gives the exact answer with the float32 scan first, on rows float32 cannot tell apart', () => {
+    let seed = 11;
+    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648) * 2 - 1;
+    const unit = (v: number[]) => {
+      const n = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
+      return Float64Array.from(v, (x) => x / n);
+    };
+    const dims = 24;
+    const centroids = Array.from({ length: NATIVE_MIN_ROWS + 700 }, (_, i) => ({ id: `c${i}`, unit: unit(Array.from({ length: i % 97 === 0 ? 20 : dims }, rand)), memberCount: 1 }));
+    for (let i = 0; i < 60; i++) {
+      const base = centroids[i * 7]!;
+      centroids.push({ ...base, id: `dup${i}` }); // an exact tie, later in row order
+      centroids.push({ id: `near${i}`, unit: unit(Array.from(base.unit, (x, d) => x + (d === 0 ? 1e-9 : 0))), memberCount: 1 });
+    }
+    const matrix = new UnitCentroids(centroids);
+    const reference = (query: Float64Array, k: number, floor: number) =>
+      centroids
+        .map((c) => ({ id: c.id, sim: c.unit.reduce((a, x, i) => a + x * query[i]!, 0) }))
+        .filter((c) => c.sim >= floor)
+        .sort((a, b) => b.sim - a.sim)
+        .slice(0, k);
+    const queries = [...Array.from({ length: 30 }, () => unit(Array.from({ length: dims }, rand))), ...[7, 14, 21, 28].map((r) => centroids[r]!.unit)];
+    for (const query of queries) {
+      for (const [k, floor] of [[3, 0.2], [5, -1], [10, 0], [1, 0.99], [40, -1]] as const) {
+        expect(matrix.nearest(query, k, floor)).toEqual(reference(query, k, floor));
+      }
+    }
+    const tied = matrix.nearest(centroids[7]!.unit, 3, -1).map((c) => c.id);
+    expect(tied).toContain('dup1');
+    expect(tied.indexOf('c7')).toBeLessThan(tied.indexOf('dup1'));
   });
 });

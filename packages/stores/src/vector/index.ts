@@ -6,6 +6,7 @@ import type { VectorStore } from './types.js';
 export * from './types.js';
 export { createPgVectorStore, MEMORY_INDEX_MAX_CHUNKS, type PgVectorOptions, type PgVectorStore } from './pgvector.js';
 export { createQdrantVectorStore } from './qdrant.js';
+export { topInnerProducts } from './memoryIndex.js';
 
 /**
  * Opens the vector store named by VECTOR_URL. `sharedDb` is the system-of-record handle: when the URL

@@ -269,6 +269,15 @@ async function nativeSearch(matrix: WorkspaceMatrix, query: Float32Array, k: num
  */
 const SCAN_THREADS = 1;
 
+/**
+ * The `want` rows of a float32 matrix (`dims` a row) with the largest inner product with `query`, best
+ * first, by usearch's native (SIMD) kernel, with their inner products in float32 arithmetic.
+ */
+export function topInnerProducts(data: Float32Array, query: Float32Array, dims: number, want: number): { rows: number[]; products: number[] } {
+  const found = scan(data, query, dims, want);
+  return { rows: found.rows, products: Array.from(found.distances, (d) => 1 - d) };
+}
+
 /** The `want` best rows of a float32 matrix by inner product (usearch's native kernel), best first. */
 function scan(data: Float32Array, query: Float32Array, dims: number, want: number): { rows: number[]; distances: ArrayLike<number> } {
   const found = exactSearch(data, query, dims, want, MetricKind.IP, SCAN_THREADS) as Matches;
