@@ -113,7 +113,7 @@ function evaluate(w: FusionWeights, on: readonly Row[] = rows): number {
   let total = 0;
   for (const r of on) {
     const ranked = r.candidates
-      .map((c) => ({ id: c.datasetId, s: fuse(c.paths, fusionSignals(c.signals, recencyScore(c.occurredAt, now, w.recencyHalfLifeDays)), w), tie: c.id }))
+      .map((c) => ({ id: c.datasetId, s: fuse(c.paths, fusionSignals(c.signals, recencyScore(Date.parse(c.occurredAt), now, w.recencyHalfLifeDays)), w), tie: c.id }))
       .sort((a, b) => b.s - a.s || (a.tie < b.tie ? -1 : 1))
       .map((x) => x.id);
     total += ndcgAt(ranked, r.judgement, 10);

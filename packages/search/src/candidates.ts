@@ -54,19 +54,17 @@ export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, 
   for (const [commit, pr] of prOf) if (!rows.has(pr) && !passing.has(pr) && !existing.has(pr)) prOf.delete(commit);
   for (const [id, row] of passing) rows.set(id, row);
 
-  // Each id's path scores, read once: the pool is some 1,400 ids at 100k items, and the choice of a
-  // change's best commit below compares their evidence repeatedly.
+  // Each id's path scores, read once, a path at a time: the pool is some 1,400 ids at 100k items, and
+  // the choice of a change's best commit below compares their evidence (the sum, in path order) repeatedly.
   const scoresOf = new Map<string, { paths: Record<PathName, number>; evidence: number }>();
-  for (const id of ids) {
-    if (!rows.has(id)) continue;
-    const paths = { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 };
-    let evidence = 0;
-    for (const name of PATH_NAMES) {
-      const score = results[name]?.scores.get(id) ?? 0;
-      paths[name] = score;
-      evidence += score;
+  for (const name of PATH_NAMES) {
+    for (const [id, score] of results[name]?.scores ?? []) {
+      if (!rows.has(id)) continue;
+      let entry = scoresOf.get(id);
+      if (!entry) scoresOf.set(id, (entry = { paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, evidence: 0 }));
+      entry.paths[name] = score;
+      entry.evidence += score;
     }
-    scoresOf.set(id, { paths, evidence });
   }
   const evidence = (id: string): number => scoresOf.get(id)!.evidence;
   // Per change, the item that stands for it: the PR when it passes, else its best commit.
@@ -83,21 +81,24 @@ export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, 
   }
 
   const pooled = new Map<string, Pooled>();
+  const targetOf = (id: string): string => shownAs.get(prOf.get(id) ?? id)!;
   for (const [id, { paths: scores }] of scoresOf) {
-    const change = prOf.get(id) ?? id;
-    const target = shownAs.get(change)!;
+    const target = targetOf(id);
     let entry = pooled.get(target);
     if (!entry) {
       entry = { row: rows.get(target)!, paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, signals: {} };
       pooled.set(target, entry);
     }
-    for (const name of PATH_NAMES) {
-      if (scores[name] > entry.paths[name]) entry.paths[name] = scores[name];
-      const signals = results[name]?.signals?.get(id);
-      if (!signals) continue;
+    for (const name of PATH_NAMES) if (scores[name] > entry.paths[name]) entry.paths[name] = scores[name];
+    if (target !== id) entry.signals.commitsFolded = (entry.signals.commitsFolded ?? 0) + 1;
+  }
+  // Each member's signals, the largest of each kind per change.
+  for (const name of PATH_NAMES) {
+    for (const [id, signals] of results[name]?.signals ?? []) {
+      if (!scoresOf.has(id)) continue;
+      const entry = pooled.get(targetOf(id))!;
       for (const k in signals) entry.signals[k] = Math.max(entry.signals[k] ?? 0, signals[k]!);
     }
-    if (target !== id) entry.signals.commitsFolded = (entry.signals.commitsFolded ?? 0) + 1;
   }
   return pooled;
 }
@@ -124,7 +125,7 @@ export function toCandidate(p: Pooled, row: ItemRow | undefined, fused: number, 
     paths: { ...p.paths },
     signals: {
       ...p.signals,
-      recencyDays: Math.max(0, (now.getTime() - Date.parse(occurredAt)) / 86_400_000),
+      recencyDays: Math.max(0, (now.getTime() - p.row.occurredAt) / 86_400_000),
       isBot: row?.actor_names.some((a) => a.endsWith('[bot]')) ? 1 : 0,
       isMergedPr: p.row.type === 'pull_request' && row?.metadata.merged === true ? 1 : 0,
       // A change (PR or commit) that wrote a release note; a changelog document itself is not one.

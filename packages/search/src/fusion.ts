@@ -45,14 +45,17 @@ export const DEFAULT_FUSION: FusionWeights = {
   termCoverage: 1.857,
 };
 
-export function recencyScore(occurredAt: string, now: Date, halfLifeDays: number): number {
-  const days = Math.max(0, (now.getTime() - Date.parse(occurredAt)) / 86_400_000);
+/** 1 for what happened now, halving every `halfLifeDays` before (`occurredAt` in ms since the epoch). */
+export function recencyScore(occurredAt: number, now: Date, halfLifeDays: number): number {
+  const days = Math.max(0, (now.getTime() - occurredAt) / 86_400_000);
   return Math.exp((-days * Math.LN2) / halfLifeDays);
 }
 
+/** A signal as a share in [0, 1] (0 when absent). */
+const share = (x: number | undefined): number => (typeof x === 'number' && Number.isFinite(x) ? Math.max(0, Math.min(1, x)) : 0);
+
 /** The signals of a pooled candidate, from its lexical-path signals and its date. */
 export function fusionSignals(signals: Readonly<Record<string, number>>, recency: number): FusionSignals {
-  const share = (x: number | undefined): number => (typeof x === 'number' && Number.isFinite(x) ? Math.max(0, Math.min(1, x)) : 0);
   return { recency, proximity: share(signals.proximity), termCoverage: share(signals.idfCovered) };
 }
 

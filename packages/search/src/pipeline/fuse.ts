@@ -33,7 +33,7 @@ export async function fuseCandidates(
   const pooled = await poolCandidates(deps.read, q.filter, retrieved.paths);
   const fusedPool = [...pooled.values()]
     .map((p) => {
-      const recency = recencyScore(new Date(p.row.occurredAt).toISOString(), deps.now, deps.fusion.recencyHalfLifeDays);
+      const recency = recencyScore(p.row.occurredAt, deps.now, deps.fusion.recencyHalfLifeDays);
       return { id: p.row.id, p, fused: blend(p.paths, fusionSignals(p.signals, recency), deps.fusion) };
     })
     .sort(byScore((c) => c.fused))
