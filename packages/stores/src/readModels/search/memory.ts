@@ -447,9 +447,10 @@ export function createMemoryReadModel(
       for (const id of ids) {
         const doc = ws.ordOf.get(id);
         if (doc === undefined) continue;
-        const row = { id, source: ws.source[doc]!, type: ws.type[doc]!, occurredAt: ws.occurredAt[doc]!, actorNames: ws.actorNames[doc]! };
-        if (predicate && !predicate(row)) continue;
-        out.set(id, { id, type: row.type, occurredAt: row.occurredAt });
+        const type = ws.type[doc]!;
+        const occurredAt = ws.occurredAt[doc]!;
+        if (predicate && !predicate({ id, source: ws.source[doc]!, type, occurredAt, actorNames: ws.actorNames[doc]! })) continue;
+        out.set(id, { id, type, occurredAt });
       }
       return out;
     },
