@@ -234,19 +234,13 @@ function proximity(pairs: readonly TermPair[], postings: PostingsRead, doc: numb
   let total = 0;
   for (const { a, b, weight } of pairs) {
     total += weight;
-    const pa = positionsOf(postings, a, doc);
-    const pb = positionsOf(postings, b, doc);
-    if (pa && pb && near(pa, pb)) hit += weight;
+    const la = postings.lists.find((l) => l.term === a);
+    const lb = postings.lists.find((l) => l.term === b);
+    const pa = la ? findPosting(la.docs, la.count, doc) : -1;
+    const pb = lb && pa >= 0 ? findPosting(lb.docs, lb.count, doc) : -1;
+    if (pb >= 0 && near(la!.positions, la!.posStart[pa]!, la!.posStart[pa + 1]!, lb!.positions, lb!.posStart[pb]!, lb!.posStart[pb + 1]!)) hit += weight;
   }
   return total > 0 ? hit / total : 0;
-}
-
-/** A document's positions of one term (a view, not a copy), or null when it does not hold the term. */
-function positionsOf(postings: PostingsRead, term: string, doc: number): Uint16Array | null {
-  const list = postings.lists.find((l) => l.term === term);
-  if (!list) return null;
-  const p = findPosting(list.docs, list.count, doc);
-  return p < 0 ? null : list.positions.subarray(list.posStart[p]!, list.posStart[p + 1]!);
 }
 
 /** Index of `doc` in a posting list's documents (ascending), or -1. */
@@ -263,12 +257,15 @@ function findPosting(docs: Int32Array, count: number, doc: number): number {
   return -1;
 }
 
-/** Whether two sorted position lists have entries within the window: a merge walk, linear in their lengths. */
-function near(pa: ArrayLike<number>, pb: ArrayLike<number>): boolean {
-  let i = 0;
-  let j = 0;
-  while (i < pa.length && j < pb.length) {
-    const d = pa[i]! - pb[j]!;
+/**
+ * Whether two sorted position lists (`a[aFrom..aTo)`, `b[bFrom..bTo)`) have entries within the window:
+ * a merge walk, linear in their lengths, over the posting lists' own arrays (no view a call).
+ */
+function near(a: ArrayLike<number>, aFrom: number, aTo: number, b: ArrayLike<number>, bFrom: number, bTo: number): boolean {
+  let i = aFrom;
+  let j = bFrom;
+  while (i < aTo && j < bTo) {
+    const d = a[i]! - b[j]!;
     if (d !== 0 && Math.abs(d) <= PROXIMITY_WINDOW) return true;
     if (d < 0) i++;
     else j++;
