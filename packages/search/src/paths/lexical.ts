@@ -1,4 +1,4 @@
-import type { PostingsRead, SearchReadModel } from '@engram/stores';
+import type { PostingList, PostingsRead, SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
 import type { PathResult } from './types.js';
 
@@ -75,7 +75,7 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
         acc[doc] = acc[doc]! + (termIdf * weighted * (k1 + 1)) / (weighted + norm[doc]!);
       }
     }
-    const pairs = queryPairs(terms, idf);
+    const pairs = queryPairs(terms, idf, postings.lists);
     const idfSum = [...idf.values()].reduce((a, x) => a + x, 0);
     const ideal = idfSum * (k1 + 1);
     const scores = new Map<string, number>();
@@ -91,7 +91,7 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
         idfCovered: s.idfCovered / idfSum,
         titleIdfCovered: s.titleIdfCovered / idfSum,
         titleCoverage: s.titleTerms / present.length,
-        proximity: proximity(pairs, postings, doc),
+        proximity: proximity(pairs, doc),
       });
     }
     return { scores, signals: keptSignals, ms: performance.now() - started, matched: touched.length };
@@ -201,14 +201,17 @@ export function kthLargest(values: Float64Array, k: number): number {
   return values[target]!;
 }
 
-/** Two query terms next to each other in the query (stop words already gone), weighted by the rarer one. */
+/**
+ * Two query terms next to each other in the query (stop words already gone), weighted by the rarer one,
+ * with their posting lists (looked up once a search, not once a candidate).
+ */
 interface TermPair {
-  a: string;
-  b: string;
+  la: PostingList | undefined;
+  lb: PostingList | undefined;
   weight: number;
 }
 
-function queryPairs(terms: readonly string[], idf: ReadonlyMap<string, number>): TermPair[] {
+function queryPairs(terms: readonly string[], idf: ReadonlyMap<string, number>, lists: readonly PostingList[]): TermPair[] {
   const pairs = new Map<string, TermPair>();
   for (let i = 1; i < terms.length; i++) {
     const a = terms[i - 1]!;
@@ -216,7 +219,7 @@ function queryPairs(terms: readonly string[], idf: ReadonlyMap<string, number>):
     const ia = idf.get(a);
     const ib = idf.get(b);
     if (a === b || ia === undefined || ib === undefined) continue;
-    pairs.set(`${a} ${b}`, { a, b, weight: Math.min(ia, ib) });
+    pairs.set(`${a} ${b}`, { la: lists.find((l) => l.term === a), lb: lists.find((l) => l.term === b), weight: Math.min(ia, ib) });
   }
   return [...pairs.values()];
 }
@@ -228,14 +231,12 @@ const PROXIMITY_WINDOW = 2;
  * Share of the query's adjacent term pairs (idf-weighted) that also sit within PROXIMITY_WINDOW tokens of
  * each other somewhere in the item: the phrase evidence BM25's bag of words misses. 0 for a one-term query.
  */
-function proximity(pairs: readonly TermPair[], postings: PostingsRead, doc: number): number {
+function proximity(pairs: readonly TermPair[], doc: number): number {
   if (pairs.length === 0) return 0;
   let hit = 0;
   let total = 0;
-  for (const { a, b, weight } of pairs) {
+  for (const { la, lb, weight } of pairs) {
     total += weight;
-    const la = postings.lists.find((l) => l.term === a);
-    const lb = postings.lists.find((l) => l.term === b);
     const pa = la ? findPosting(la.docs, la.count, doc) : -1;
     const pb = lb && pa >= 0 ? findPosting(lb.docs, lb.count, doc) : -1;
     if (pb >= 0 && near(la!.positions, la!.posStart[pa]!, la!.posStart[pa + 1]!, lb!.positions, lb!.posStart[pb]!, lb!.posStart[pb + 1]!)) hit += weight;
