@@ -37,13 +37,15 @@ describe('the cluster path', () => {
 });
 
 describe('the centroid matrix', () => {
+  /** Numbers in [-1, 1) from a linear congruential generator: the same rows every run. */
+  const seeded = (seed: number) => () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648) * 2 - 1;
+  const unit = (v: readonly number[]) => {
+    const n = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
+    return Float64Array.from(v, (x) => x / n);
+  };
+
   it('ranks clusters as comparing the query with each centroid would, ties in row order', () => {
-    let seed = 7;
-    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648) * 2 - 1;
-    const unit = (v: number[]) => {
-      const n = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
-      return Float64Array.from(v, (x) => x / n);
-    };
+    const rand = seeded(7);
     // Rows of 8 dimensions, a few shorter (a model change leaves old centroids behind), and duplicates for ties.
     const centroids = Array.from({ length: 300 }, (_, i) => ({ id: `c${i}`, unit: unit(Array.from({ length: i % 37 === 0 ? 5 : 8 }, rand)), memberCount: 1 }));
     centroids.push({ ...centroids[10]!, id: 'dup10' }, { ...centroids[20]!, id: 'dup20' });
@@ -65,12 +67,7 @@ describe('the centroid matrix', () => {
   // From NATIVE_MIN_ROWS rows a float32 scan goes first: its answer must still be the exact scan's,
   // including rows float32 cannot tell apart (a centroid and one moved by 1e-9) and exact ties.
   it('gives the exact answer with the float32 scan first, on rows float32 cannot tell apart', () => {
-    let seed = 11;
-    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648) * 2 - 1;
-    const unit = (v: number[]) => {
-      const n = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
-      return Float64Array.from(v, (x) => x / n);
-    };
+    const rand = seeded(11);
     const dims = 24;
     const centroids = Array.from({ length: NATIVE_MIN_ROWS + 700 }, (_, i) => ({ id: `c${i}`, unit: unit(Array.from({ length: i % 97 === 0 ? 20 : dims }, rand)), memberCount: 1 }));
     for (let i = 0; i < 60; i++) {
