@@ -23,7 +23,7 @@ import { loadSource, writeCorpus, type CorpusManifest } from './corpusFiles.js';
 import { stopAllDeployments, type DeploymentKind } from './deploy.js';
 import type { SourceCommit, SourcePull } from './generate.js';
 import { writeReport, type ScaleReport } from './report.js';
-import { encoderThroughput, itemText, runScale, type EmbedderKind } from './run.js';
+import { encoderThroughput, runScale, type EmbedderKind } from './run.js';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
@@ -124,7 +124,7 @@ try {
           // The encoder alone, on texts of this corpus, before any server runs.
           const items = JSON.parse(await readFile(corpus.files[0]!.file, 'utf8')) as (SourcePull | SourceCommit)[];
           log('offline encoder throughput');
-          report.encoder = await encoderThroughput(items.slice(0, 1000).map(itemText));
+          report.encoder = await encoderThroughput(items.slice(0, 1000));
           await save();
         }
         await runScale(
