@@ -1,6 +1,6 @@
 import { rebuildAreaModel, recluster } from '@engram/indexer';
 import type { JobHandlers } from '@engram/queue';
-import { getAreaModelVersion, refreshPlannerStatsByTable } from '@engram/stores';
+import { getAreaModelVersion, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
 import { isIndexing, pacer } from './pace.js';
 
@@ -58,8 +58,9 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
       const areas = await rebuildAreaModel(db, workspaceId);
       logger.info({ workspaceId, ...areas, ms: Math.round(performance.now() - started) }, 'area model rebuilt');
       burstReclusters.ran(workspaceId, performance.now() - began);
-      // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow.
-      await refreshPlannerStatsByTable(db, () => new Promise((resolve) => setImmediate(resolve)));
+      // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow,
+      // and the space of the rows this job replaced is made reusable (PGlite has no autovacuum).
+      await refreshPlannerStatsByTable(db, () => new Promise((resolve) => setImmediate(resolve)), RECLUSTER_REWRITTEN_TABLES);
     },
   };
 }
