@@ -171,9 +171,11 @@ async function main(): Promise<void> {
     const releaseDev = splitQueries(dataset.queries, 'dev');
     const corpusIds = new Set(dataset.corpus.map((item) => item.id));
     const commitsOf = commitsByPullRequest(dataset.corpus, byCommit);
-    const questionDev = splitQuestions(await loadQuestions(), 'dev').map((q) => asQuery(q, corpusIds, commitsOf));
+    const questionsDev = splitQuestions(await loadQuestions(), 'dev');
+    const questionDev = questionsDev.map((q) => asQuery(q, corpusIds, commitsOf));
     const dev = [...releaseDev, ...questionDev];
-    const setOf = (i: number): string => (i < releaseDev.length ? 'release notes' : 'questions');
+    // The sets a dev query is reported in: both, its set, and for a question its kind too.
+    const setsOf = (i: number): string[] => (i < releaseDev.length ? ['both', 'release notes'] : ['both', 'questions', `questions: ${questionsDev[i - releaseDev.length]!.kind}`]);
     const judge = (qs: readonly Query[]) => new Map(qs.map((q) => [q.id, judgementOf(q, byCommit)]));
     let started = performance.now();
     const cacheFile = join(indexDir, 'dev-candidates-both.json');
@@ -200,7 +202,7 @@ async function main(): Promise<void> {
       const bm25Ndcg = scoreQuery((await bm25.search(query.query, 100)).ids, judgement).ndcg10;
       const fusedNdcg = scoreQuery(devData.fusedIds[i]!, judgement).ndcg10;
       const rerankedNdcg = scoreQuery(rerankedIds(best.result.scores[i]!, devData.fusedIds[i]!), judgement).ndcg10;
-      for (const set of ['both', setOf(i)]) {
+      for (const set of setsOf(i)) {
         const devFull = devFullOf.get(set) ?? { 'BM25 baseline': [], 'fused (fast)': [], 'reranked (balanced, out of fold)': [] };
         devFullOf.set(set, devFull);
         devFull['BM25 baseline']!.push(bm25Ndcg);

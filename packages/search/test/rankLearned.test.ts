@@ -104,6 +104,16 @@ describe('learned reranker', () => {
     expect(at('queryTitleCoverage', 0)).toBeGreaterThan(at('queryTitleCoverage', 1));
   });
 
+  it('marks a change whose title says it repairs something, and crosses it with a bug question', () => {
+    const titles = ['fix(yaml): keep comments on empty maps', 'Markdown: Preserve blank lines in lists', "Don't lowercase link labels", 'Add missing parentheses to `let`', 'Support `import defer`', 'Update dependency eslint to v9', 'Prefix the output with a BOM'];
+    const candidates = titles.map((title, i) => candidate(`c${i}`, { title }));
+    const column = (query: string, name: string): number[] => computeFeatures(query, candidates).map((row) => row[FEATURE_NAMES.indexOf(name as (typeof FEATURE_NAMES)[number])]!);
+    expect(column('yaml comments vanish after formatting', 'repairTitle')).toEqual([1, 1, 1, 1, 0, 0, 0]);
+    // A bug question crosses it; a how-to question does not, whatever the titles say.
+    expect(column('yaml comments vanish after formatting', 'bugTimesRepairTitle')).toEqual([1, 1, 1, 1, 0, 0, 0]);
+    expect(column('how do we release a new version', 'bugTimesRepairTitle')).toEqual([0, 0, 0, 0, 0, 0, 0]);
+  });
+
   it('trained on judged lists, ranks held-out queries better than the fused order it was given', async () => {
     const random = seededRandom(7);
     const world = Array.from({ length: 90 }, (_, n) => syntheticQuery(random, n));

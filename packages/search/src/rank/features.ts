@@ -10,7 +10,7 @@ import { tokenize } from '@engram/text';
 import { intentOf, timeWindowsOf, topicOf } from '../queryText.js';
 import type { Candidate } from './types.js';
 
-export const FEATURE_VERSION = 'ltr-features-v6';
+export const FEATURE_VERSION = 'ltr-features-v7';
 
 export const FEATURE_NAMES = [
   'pathLexical',
@@ -74,6 +74,9 @@ export const FEATURE_NAMES = [
   'peopleTimesActor',
   'peopleTimesBm25Paths',
   'recentPrior',
+  // v7: the candidate's title says it repairs something (`repairsByTitle`), alone and for bug questions.
+  'repairTitle',
+  'bugTimesRepairTitle',
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -90,6 +93,19 @@ const phraseForm = (text: string): string =>
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim()} `;
+
+/**
+ * A change whose title says it repairs behaviour: a conventional `fix:` / `fix(area):` type, or a title
+ * (after an optional `Area:` prefix) that leads with a repairing verb ("Fix", "Don't", "Avoid",
+ * "Preserve", "Keep", "Prevent", "Restore"), or that names a fault ("bug", "crash", "regression",
+ * "broken", "missing", "incorrectly"). Commit and PR titles are written this way across projects, so
+ * it is a signal for any team, not one repository's habit; the model learns what it is worth.
+ */
+const REPAIR_LEAD =
+  /^(?:[\w.-]+(?:\([^)]*\))?!?:\s*)?(?:fix(?:e[sd])?|bug\s?fix(?:es)?|hotfix(?:es)?|resolve[sd]?|correct(?:s|ed)?|prevent(?:s|ed)?|avoid(?:s|ed)?|don'?t|do\s+not|doesn'?t|stop(?:s|ped)?\s+\w+ing|preserve[sd]?|keeps?|restore[sd]?|repair(?:s|ed)?)\b/i;
+const REPAIR_WORD = /\b(?:bugs?|fix(?:e[sd])?|bugfix(?:es)?|crash(?:es|ing)?|regressions?|broken|incorrect(?:ly)?|wrong(?:ly)?|missing)\b/i;
+
+export const repairsByTitle = (title: string): boolean => REPAIR_LEAD.test(title) || REPAIR_WORD.test(title);
 
 /** The part of a release-note line after a `Area:` prefix (`TypeScript: Support x` -> `Support x`). */
 const withoutAreaPrefix = (query: string): string => query.replace(/^[^:]{1,40}:\s+/, '');
@@ -156,6 +172,7 @@ export function computeFeatures(query: string, candidates: readonly Candidate[])
     const isPr = c.type === 'pull_request' ? 1 : 0;
     const daysBehind = (newest - occurred) / DAY_MS;
     const releaseNote = s('releaseNote') > 0 ? 1 : 0;
+    const repair = repairsByTitle(c.title) ? 1 : 0;
     const features: Record<FeatureName, number> = {
       pathLexical: c.paths.lexical,
       pathVector: c.paths.vector,
@@ -217,6 +234,8 @@ export function computeFeatures(query: string, candidates: readonly Candidate[])
       peopleTimesActor: people * c.paths.actor,
       peopleTimesBm25Paths: people * log1p(s('bm25Paths')),
       recentPrior: recent * Math.exp(-daysBehind / RECENT_DAYS),
+      repairTitle: repair,
+      bugTimesRepairTitle: bug * repair,
     };
     return FEATURE_NAMES.map((name) => features[name]);
   });
