@@ -171,11 +171,11 @@ async function main(): Promise<void> {
     const releaseDev = splitQueries(dataset.queries, 'dev');
     const corpusIds = new Set(dataset.corpus.map((item) => item.id));
     const commitsOf = commitsByPullRequest(dataset.corpus, byCommit);
-    const questionsDev = splitQuestions(await loadQuestions(), 'dev');
-    const questionDev = questionsDev.map((q) => asQuery(q, corpusIds, commitsOf));
+    const devQuestions = splitQuestions(await loadQuestions(), 'dev');
+    const questionDev = devQuestions.map((q) => asQuery(q, corpusIds, commitsOf));
     const dev = [...releaseDev, ...questionDev];
     // The sets a dev query is reported in: both, its set, and for a question its kind too.
-    const setsOf = (i: number): string[] => (i < releaseDev.length ? ['both', 'release notes'] : ['both', 'questions', `questions: ${questionsDev[i - releaseDev.length]!.kind}`]);
+    const setsOf = (i: number): string[] => (i < releaseDev.length ? ['both', 'release notes'] : ['both', 'questions', `questions: ${devQuestions[i - releaseDev.length]!.kind}`]);
     const judge = (qs: readonly Query[]) => new Map(qs.map((q) => [q.id, judgementOf(q, byCommit)]));
     let started = performance.now();
     const cacheFile = join(indexDir, 'dev-candidates-both.json');

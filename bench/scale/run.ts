@@ -141,7 +141,7 @@ export interface EncoderThroughput {
 /** What the indexer embeds for one exported item: the texts of its chunks. */
 const indexedTexts = (item: SourcePull | SourceCommit): string[] => {
   const event = normalizeGitHubObject(item, 'scale-org/encoder');
-  return embeddingChunks({ title: event.title, body: event.body, files: event.files ?? [] });
+  return embeddingChunks({ title: event.title, body: event.body, files: event.files });
 };
 
 export async function runScale(

@@ -105,7 +105,7 @@ const REPAIR_LEAD =
   /^(?:[\w.-]+(?:\([^)]*\))?!?:\s*)?(?:fix(?:e[sd])?|bug\s?fix(?:es)?|hotfix(?:es)?|resolve[sd]?|correct(?:s|ed)?|prevent(?:s|ed)?|avoid(?:s|ed)?|don'?t|do\s+not|doesn'?t|stop(?:s|ped)?\s+\w+ing|preserve[sd]?|keeps?|restore[sd]?|repair(?:s|ed)?)\b/i;
 const REPAIR_WORD = /\b(?:bugs?|fix(?:e[sd])?|bugfix(?:es)?|crash(?:es|ing)?|regressions?|broken|incorrect(?:ly)?|wrong(?:ly)?|missing)\b/i;
 
-export const repairsByTitle = (title: string): boolean => REPAIR_LEAD.test(title) || REPAIR_WORD.test(title);
+const repairsByTitle = (title: string): boolean => REPAIR_LEAD.test(title) || REPAIR_WORD.test(title);
 
 /** The part of a release-note line after a `Area:` prefix (`TypeScript: Support x` -> `Support x`). */
 const withoutAreaPrefix = (query: string): string => query.replace(/^[^:]{1,40}:\s+/, '');
