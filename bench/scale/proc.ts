@@ -79,3 +79,28 @@ export async function diskBytes(dir: string): Promise<number> {
   const { stdout } = await run('du', ['-sb', dir]);
   return Number(stdout.split(/\s/)[0]);
 }
+
+/**
+ * Where a server's memory is, from its `/metrics` (MB): the main thread's V8 heap and its buffers, and
+ * each worker thread's heap (`pglite/worker` also its WebAssembly heap). Empty when `/metrics` fails.
+ */
+export async function memoryParts(url: string, adminToken: string): Promise<Record<string, number>> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } }).catch(() => null);
+  if (!res?.ok) return {};
+  const parts: Record<string, number> = {};
+  const add = (part: string, bytes: number): void => {
+    parts[part] = Math.round(((parts[part] ?? 0) + bytes / 2 ** 20) * 10) / 10;
+  };
+  for (const line of (await res.text()).split('\n')) {
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.startsWith('engram_process_nodejs_heap_size_total_bytes')) add('main heap', value);
+    else if (line.startsWith('engram_process_nodejs_external_memory_bytes')) add('main external (buffers, typed arrays)', value);
+    else if (line.startsWith('engram_thread_memory_bytes{')) {
+      const thread = /thread="([^"]+)"/.exec(line)?.[1] ?? '?';
+      const kind = /kind="([^"]+)"/.exec(line)?.[1];
+      if (kind === 'heap_total') add(`${thread} heap`, value);
+      else if (kind === 'wasm') add(`${thread} WebAssembly`, value);
+    }
+  }
+  return parts;
+}

@@ -157,6 +157,16 @@ export function renderMarkdown(report: ScaleReport, svgName: string): string {
     lines.push(`## ${name}`, '', 'Latencies in ms.', '', ...runTable(runs), '');
     for (const r of runs) if (r.error) lines.push(`- ${label(r)} failed: ${r.error}`);
   }
+  const withParts = report.runs.filter((r) => r.memoryParts && Object.keys(r.memoryParts.afterImport).length);
+  if (withParts.length) {
+    lines.push('## Where the memory is', '', "MB, from the server's `/metrics` (api process on the distributed deployment): V8 heaps as committed (`heap_size_total`), buffers and typed arrays outside the main heap, and the embedded database's WebAssembly heap, once the import has settled / after the idle search phases.", '');
+    lines.push('| run | part | after import | after searches |', '| --- | --- | ---: | ---: |');
+    for (const r of withParts) {
+      const { afterImport, afterSearch = {} } = r.memoryParts!;
+      for (const part of [...new Set([...Object.keys(afterImport), ...Object.keys(afterSearch)])]) lines.push(`| ${label(r)} | ${part} | ${fmt(afterImport[part])} | ${fmt(afterSearch[part])} |`);
+    }
+    lines.push('');
+  }
   lines.push('## Phases and load average', '', '| run | phase | s | load at start (1/5/15 min) | load at end |', '| --- | --- | ---: | --- | --- |');
   for (const r of report.runs) for (const p of r.phases) lines.push(`| ${label(r)} | ${p.name} | ${p.seconds} | ${p.loadStart.join(' ')} | ${p.loadEnd.join(' ')} |`);
   lines.push('');

@@ -11,7 +11,7 @@ import type { CorpusManifest } from './corpusFiles.js';
 import { startDeployment, type DeploymentKind, type ServerStores } from './deploy.js';
 import type { SourcePull, SourceCommit } from './generate.js';
 import { filteredTotals, healthSampler, importSettled, searchLoad, warmUp, type Access, type LoadResult } from './load.js';
-import { loadAverage, memorySampler } from './proc.js';
+import { loadAverage, memoryParts, memorySampler } from './proc.js';
 
 export type EmbedderKind = 'offline' | 'fast';
 export const MODES = ['fast', 'balanced'] as const;
@@ -49,6 +49,8 @@ export interface RunResult {
   duringImport?: { items: number; finished: boolean; importSeconds: number; load: LoadResult; healthz: Awaited<ReturnType<ReturnType<typeof healthSampler>['stop']>> };
   /** RSS of the server: right after the import and its re-cluster, after the idle search phases (the server in use), and the peak. */
   memory?: { afterImportBytes: number; afterSearchBytes?: number; peakBytes: number };
+  /** The server's own account of its memory (MB per part, from `/metrics`) at the same two moments. */
+  memoryParts?: { afterImport: Record<string, number>; afterSearch?: Record<string, number> };
   disk?: { bytes: number; bytesPerItem: number };
   totals?: Awaited<ReturnType<typeof filteredTotals>>;
   error?: string;
@@ -110,10 +112,8 @@ async function importAll(engram: { url: string; adminToken: string }, ctx: RunCo
 
 /**
  * The offline encoder alone on exactly the texts the indexer embeds for these items (the import's
- * normalisation, then `embeddingChunks`: title, body and the first file paths, long ones in chunks), so
- * items/s here and the pipeline's items/s compare one amount of model work. (Until session 8 it ran on
- * title + body only, which skipped the "Files:" line and measured a 2.3x cheaper text: 79 against 213
- * characters on average in the prettier corpus.)
+ * normalisation, then `embeddingChunks`: title and body, long ones in chunks), so items/s here and the
+ * pipeline's items/s compare one amount of model work.
  */
 export async function encoderThroughput(items: readonly (SourcePull | SourceCommit)[]): Promise<EncoderThroughput> {
   const texts = items.flatMap(indexedTexts);
@@ -141,7 +141,7 @@ export interface EncoderThroughput {
 /** What the indexer embeds for one exported item: the texts of its chunks. */
 const indexedTexts = (item: SourcePull | SourceCommit): string[] => {
   const event = normalizeGitHubObject(item, 'scale-org/encoder');
-  return embeddingChunks({ title: event.title, body: event.body, files: event.files });
+  return embeddingChunks({ title: event.title, body: event.body });
 };
 
 export async function runScale(
@@ -174,6 +174,7 @@ export async function runScale(
       };
     });
     result.memory = { afterImportBytes: memory.last(), peakBytes: memory.peak() };
+    result.memoryParts = { afterImport: await memoryParts(deployment.url, deployment.adminToken) };
     const bytes = await deployment.disk();
     result.disk = { bytes, bytesPerItem: Math.round(bytes / spec.corpus.count) };
 
@@ -190,6 +191,7 @@ export async function runScale(
       result.totals = await filteredTotals(access, ctx.queries.slice(0, 40));
     });
     result.memory = { ...result.memory!, afterSearchBytes: memory.last() };
+    result.memoryParts = { ...result.memoryParts!, afterSearch: await memoryParts(deployment.url, deployment.adminToken) };
 
     await phase(result, 'search fast x16 during an import and a re-cluster', ctx, async () => {
       const health = healthSampler(deployment.url);

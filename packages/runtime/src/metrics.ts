@@ -7,7 +7,7 @@
  */
 import client from 'prom-client';
 import type { JobEvent } from '@engram/queue';
-import { listConnections, listSyncCursors } from '@engram/stores';
+import { listConnections, listSyncCursors, threadMemory } from '@engram/stores';
 import type { Runtime } from './runtime.js';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -91,6 +91,25 @@ export function createMetrics(runtime: Runtime, options: MetricsOptions): Metric
     registers: [registry],
     async collect() {
       this.set((await runtime.ready()) ? 1 : 0);
+    },
+  });
+
+  new client.Gauge({
+    name: 'engram_thread_memory_bytes',
+    help: "This process's worker threads by the module they run (pglite/worker, vector/scanWorker, embeddings/offlineWorker, ...): V8 heap used and total, and WebAssembly memory (the embedded database's heap, which never shrinks). The main thread's heap is in engram_process_nodejs_heap_size_*.",
+    labelNames: ['thread', 'kind'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const sums = new Map<string, { heap_used: number; heap_total: number; wasm: number }>();
+      for (const t of await threadMemory()) {
+        const sum = sums.get(t.thread) ?? { heap_used: 0, heap_total: 0, wasm: 0 };
+        sum.heap_used += t.heapUsedBytes;
+        sum.heap_total += t.heapTotalBytes;
+        sum.wasm += t.wasmBytes;
+        sums.set(t.thread, sum);
+      }
+      for (const [thread, sum] of sums) for (const [kind, bytes] of Object.entries(sum)) if (kind !== 'wasm' || bytes > 0) this.set({ thread, kind }, bytes);
     },
   });
 

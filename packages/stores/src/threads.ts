@@ -5,11 +5,49 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
+/** A thread's memory: its V8 heap and, for the embedded database, its WebAssembly heap (outside V8's). */
+export interface ThreadMemory {
+  /** The module it runs, as `<dir>/<file>` (`pglite/worker`, `vector/scanWorker`, ...). */
+  thread: string;
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  wasmBytes: number;
+}
+
+const live = new Map<Worker, { thread: string; wasmBytes?: () => number }>();
+
+/** Threads started here and still running, with what each holds (V8 heap and WebAssembly memory). */
+export async function threadMemory(): Promise<ThreadMemory[]> {
+  const out = await Promise.all(
+    [...live].map(async ([worker, { thread, wasmBytes }]) => {
+      // Node >= 22.16; @types/node here predates it.
+      const stats = (worker as Worker & { getHeapStatistics?: () => Promise<{ used_heap_size: number; total_heap_size: number }> }).getHeapStatistics;
+      const heap = stats ? await stats.call(worker).catch(() => null) : null;
+      if (!heap) return null;
+      return { thread, heapUsedBytes: heap.used_heap_size, heapTotalBytes: heap.total_heap_size, wasmBytes: wasmBytes?.() ?? 0 };
+    }),
+  );
+  return out.filter((m): m is ThreadMemory => m !== null);
+}
+
+/** Reports a thread's WebAssembly memory (which V8's heap statistics leave out) in `threadMemory`. */
+export function reportWasmBytes(worker: Worker, bytes: () => number): void {
+  const entry = live.get(worker);
+  if (entry) entry.wasmBytes = bytes;
+}
+
 export function spawnModuleWorker(url: URL, options: Omit<WorkerOptions, 'eval'> = {}): Worker {
+  const worker = startWorker(url, options);
+  live.set(worker, { thread: `${basename(dirname(url.pathname))}/${basename(url.pathname).replace(/\.[jt]s$/, '')}` });
+  worker.once('exit', () => live.delete(worker));
+  return worker;
+}
+
+function startWorker(url: URL, options: Omit<WorkerOptions, 'eval'>): Worker {
   if (!url.pathname.endsWith('.ts')) return new Worker(url, options);
   const require = createRequire(import.meta.url);
   const manifestPath = require.resolve('tsx/package.json');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, readCommitted, runInteractive, type Db } from '../src/index.js';
+import { openDatabase, readCommitted, runInteractive, threadMemory, type Db } from '../src/index.js';
 
 /**
  * PGlite in its worker thread (`PGLITE_THREAD=true`) behaves as PGlite on this thread did: errors keep
@@ -107,5 +107,16 @@ describe('PGlite in a worker thread', () => {
     running = false;
     // On this thread the statement would run in one synchronous stretch: a handful of turns at most.
     expect(turns).toBeGreaterThan(100);
+  });
+
+  it("reports the thread's V8 heap and its WebAssembly heap, which grows with a statement that needs memory", async () => {
+    const before = (await threadMemory()).find((t) => t.thread === 'pglite/worker');
+    expect(before?.heapUsedBytes).toBeGreaterThan(0);
+    expect(before?.wasmBytes).toBeGreaterThan(16 * 2 ** 20);
+    // A sort far larger than work_mem's spill threshold does not fit in the heap as it is: it grows, for good.
+    await db.exec("SET work_mem = '200MB'");
+    await db.query('SELECT g FROM generate_series(1, 3000000) g ORDER BY md5(g::text) LIMIT 1');
+    const after = (await threadMemory()).find((t) => t.thread === 'pglite/worker');
+    expect(after!.wasmBytes).toBeGreaterThan(before!.wasmBytes);
   });
 });

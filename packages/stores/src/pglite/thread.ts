@@ -7,7 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Worker } from 'node:worker_threads';
 import type { QueryResult, Queryable } from '../queryable.js';
-import { spawnModuleWorker } from '../threads.js';
+import { reportWasmBytes, spawnModuleWorker } from '../threads.js';
 import type { PgliteReply, PgliteRequest } from './protocol.js';
 
 const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
@@ -58,7 +58,10 @@ function toError(error: { message: string; name: string; fields: Record<string, 
 }
 
 export async function startPgliteThread(dir: string, options: { logSlowMs?: number } = {}): Promise<PgliteThread> {
-  const worker: Worker = spawnModuleWorker(workerUrl, { workerData: { dir, logSlowMs: options.logSlowMs ?? 0 } });
+  // The thread writes its WebAssembly heap's size here after each statement (read by `threadMemory`).
+  const heapCell = new Float64Array(new SharedArrayBuffer(8));
+  const worker: Worker = spawnModuleWorker(workerUrl, { workerData: { dir, logSlowMs: options.logSlowMs ?? 0, heapCell } });
+  reportWasmBytes(worker, () => heapCell[0] ?? 0);
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let nextTx = 1;

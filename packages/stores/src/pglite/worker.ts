@@ -17,6 +17,8 @@ import { openPglite } from './open.js';
 import type { PgliteReply, PgliteRequest } from './protocol.js';
 
 const port = parentPort!;
+/** Shared with the main thread: the WebAssembly heap's size in bytes, kept current after each statement. */
+const heapCell = (workerData as { heapCell?: Float64Array }).heapCell ?? new Float64Array(1);
 const reply = (message: PgliteReply): void => port.postMessage(message);
 const failure = (id: number, err: unknown): PgliteReply => {
   const e = err instanceof Error ? err : new Error(String(err));
@@ -44,6 +46,7 @@ async function main(): Promise<void> {
     return;
   }
   const open = new Map<number, OpenTx>();
+  heapCell[0] = heapBytes(lite);
 
   const run = async (target: PGlite | Transaction, m: Extract<PgliteRequest, { op: 'query' }>): Promise<void> => {
     try {
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
       logIfSlow('slowStatementMs', t0, { rows: res.rows.length, interactive: !!m.interactive, sql });
       // The WebAssembly heap never shrinks: a statement that grew it is what the process's memory holds on to.
       const heapAfter = heapBytes(lite);
+      heapCell[0] = heapAfter;
       if (SLOW_MS > 0 && heapAfter > heapBefore) console.error(JSON.stringify({ pgliteHeapGrewMb: mb(heapAfter - heapBefore), pgliteHeapMb: mb(heapAfter), rows: res.rows.length, sql }));
       reply({ id: m.id, ok: true, rows: res.rows, affectedRows: res.affectedRows ?? res.rows.length });
     } catch (err) {
@@ -115,7 +119,10 @@ async function main(): Promise<void> {
         return run(lite, m);
       case 'exec':
         return lite.exec(m.sql).then(
-          () => reply({ id: m.id, ok: true }),
+          () => {
+            heapCell[0] = heapBytes(lite);
+            reply({ id: m.id, ok: true });
+          },
           (err: unknown) => reply(failure(m.id, err)),
         );
       case 'begin': {
