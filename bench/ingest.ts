@@ -123,7 +123,7 @@ function printTiming(timing: StatementTiming, wallMs: number): void {
 }
 
 async function encoderAlone(embedder: EmbeddingProvider, events: SourceEvent[]): Promise<{ itemsPerSec: number; textsPerSec: number }> {
-  const texts = events.map((e) => embeddingChunks({ title: e.title, body: e.body, files: e.files }));
+  const texts = events.map((e) => embeddingChunks({ title: e.title, body: e.body }));
   const flat = texts.flat();
   const started = performance.now();
   for (let i = 0; i < flat.length; i += 256) await embedder.embed(flat.slice(i, i + 256));

@@ -151,7 +151,7 @@ export function createIndexer({ db, vectors, embedder, logger, batchSize = DEFAU
         if (!parsed.success) throw new Error(parsed.error.message);
         const event = parsed.data;
         const item = itemRowOf({ workspaceId: s.workspaceId, connectionId: s.connectionId, event, contentHash: eventContentHash(event) });
-        const chunks = embeddingChunks({ title: event.title, body: event.body, files: event.files });
+        const chunks = embeddingChunks({ title: event.title, body: event.body });
         prepared = { staged: s, event, item, chunks, version: { updatedAt: item.sourceUpdatedAt, contentHash: item.contentHash, embeddingHash: embeddingHash(embedder.model, chunks) } };
       } catch (err) {
         const message = (err as Error).message;
@@ -304,7 +304,7 @@ export function createIndexer({ db, vectors, embedder, logger, batchSize = DEFAU
     for (;;) {
       const page = await listEmbeddableItems(db, workspaceId, after, REEMBED_PAGE);
       if (page.length === 0) return count;
-      const chunked = page.map((item) => ({ item, chunks: embeddingChunks({ title: item.title, body: item.content, files: item.files }) }));
+      const chunked = page.map((item) => ({ item, chunks: embeddingChunks({ title: item.title, body: item.content }) }));
       const embedded = await embedder.embed(chunked.flatMap((c) => c.chunks));
       await vectors.deleteItems(workspaceId, page.map((i) => i.id));
       let offset = 0;

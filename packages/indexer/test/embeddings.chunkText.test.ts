@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { embeddingChunks } from '../src/embedding.js';
 import { chunkText } from '../src/embeddings/chunkText.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
@@ -62,5 +63,18 @@ describe('chunkText', () => {
       expect(firstLine.length).toBeGreaterThan(0);
       expect(chunks[i - 1]!.slice(-80)).toContain(firstLine);
     }
+  });
+});
+
+describe('embeddingChunks', () => {
+  it("embeds an item's prose: title then body, every later chunk under the title, no bare title chunk for an untitled item", () => {
+    const title = 'Keep blank lines between nested markdown lists';
+    const body = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} explains how the list printer keeps a blank line between sub-lists.`).join('\n\n');
+    const chunks = embeddingChunks({ title, body });
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks[0]!.startsWith(`${title}\n\n`)).toBe(true);
+    for (const chunk of chunks.slice(1)) expect(chunk.startsWith(`${title}\n\n`)).toBe(true);
+    expect(embeddingChunks({ title: null, body: 'Bump typescript' })).toEqual(['Bump typescript']);
+    expect(embeddingChunks({ title: '', body: '   ' })).toEqual([' ']);
   });
 });

@@ -134,7 +134,6 @@ export interface EmbeddableItem {
   type: string;
   title: string | null;
   content: string;
-  files: string[];
   occurredAt: string;
   actorNames: string[];
   embeddingHash: string | null;
@@ -143,10 +142,10 @@ export interface EmbeddableItem {
 /** A page of a workspace's items in id order (keyset pagination: pass the last id seen). */
 export async function listEmbeddableItems(db: Queryable, workspaceId: string, afterId: string | null, limit: number): Promise<EmbeddableItem[]> {
   const res = await db.query<{
-    id: string; workspace_id: string; source: string; type: string; title: string | null; content: string; files: string[];
+    id: string; workspace_id: string; source: string; type: string; title: string | null; content: string;
     occurred_at: Date | string; actor_names: string[]; embedding_hash: string | null;
   }>(
-    `SELECT id, workspace_id, source, type, title, content, files, occurred_at, actor_names, embedding_hash FROM items
+    `SELECT id, workspace_id, source, type, title, content, occurred_at, actor_names, embedding_hash FROM items
      WHERE workspace_id = $1 AND ($2::text IS NULL OR id > $2) ORDER BY id LIMIT $3`,
     [workspaceId, afterId, limit],
   );
@@ -157,7 +156,6 @@ export async function listEmbeddableItems(db: Queryable, workspaceId: string, af
     type: r.type,
     title: r.title,
     content: r.content,
-    files: r.files,
     occurredAt: new Date(r.occurred_at).toISOString(),
     actorNames: r.actor_names,
     embeddingHash: r.embedding_hash,
