@@ -18,7 +18,21 @@ export function loadFiltered(db: Queryable, filter: ItemFilter, ids: string[]): 
   return readItemRows(db, filter, ids);
 }
 
+/** A pooled result: the item shown, its best score per path over the items it stands for, and those items. */
 export interface Pooled {
+  row: PoolRow;
+  paths: Record<PathName, number>;
+  /**
+   * The pooled items it stands for (itself included when a path returned it), whose signals are its own;
+   * null for a result that stands for itself alone (most do).
+   */
+  members: string[] | null;
+  /** Members other than the result itself: a PR's commits, or a commits-only change's other commits. */
+  commitsFolded: number;
+}
+
+/** What `toCandidate` reads of a pooled result, with its signals merged (`pooledSignals`). */
+export interface PooledWithSignals {
   row: PoolRow;
   paths: Record<PathName, number>;
   signals: Record<string, number>;
@@ -57,14 +71,15 @@ export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, 
   // Each id's path scores, read once, a path at a time: the pool is some 1,400 ids at 100k items, and
   // the choice of a change's best commit below compares their evidence (the sum, in path order) repeatedly.
   const scoresOf = new Map<string, { paths: Record<PathName, number>; evidence: number }>();
+  // (`forEach`, not `for ... of`: no [key, value] pair allocated per entry, on the hottest loops of a search.)
   for (const name of PATH_NAMES) {
-    for (const [id, score] of results[name]?.scores ?? []) {
-      if (!rows.has(id)) continue;
+    results[name]?.scores.forEach((score, id) => {
+      if (!rows.has(id)) return;
       let entry = scoresOf.get(id);
       if (!entry) scoresOf.set(id, (entry = { paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, evidence: 0 }));
       entry.paths[name] = score;
       entry.evidence += score;
-    }
+    });
   }
   const evidence = (id: string): number => scoresOf.get(id)!.evidence;
   // Per change, the item that stands for it: the PR when it passes, else its best commit.
@@ -80,36 +95,95 @@ export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, 
     if (better) shownAs.set(change, id);
   }
 
+  // Most results stand for themselves alone: they keep their own score record (no copy); a result with
+  // members gets the best of each path over them. Signals are merged later, for the results that survive
+  // the cut (`pooledSignals`): a pool holds ~1,000 ids, a page reads 200 at most.
   const pooled = new Map<string, Pooled>();
-  const targetOf = (id: string): string => shownAs.get(prOf.get(id) ?? id)!;
-  for (const [id, { paths: scores }] of scoresOf) {
-    const target = targetOf(id);
+  scoresOf.forEach((own, id) => {
+    const target = shownAs.get(prOf.get(id) ?? id)!;
     let entry = pooled.get(target);
-    if (!entry) {
-      entry = { row: rows.get(target)!, paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, signals: {} };
-      pooled.set(target, entry);
+    if (!entry && target === id && nonNegative(own.paths)) {
+      pooled.set(target, { row: rows.get(target)!, paths: own.paths, members: null, commitsFolded: 0 });
+      return;
     }
-    for (const name of PATH_NAMES) if (scores[name] > entry.paths[name]) entry.paths[name] = scores[name];
-    if (target !== id) entry.signals.commitsFolded = (entry.signals.commitsFolded ?? 0) + 1;
-  }
-  // Each member's signals, the largest of each kind per change.
-  for (const name of PATH_NAMES) {
-    for (const [id, signals] of results[name]?.signals ?? []) {
-      if (!scoresOf.has(id)) continue;
-      const entry = pooled.get(targetOf(id))!;
-      for (const k in signals) entry.signals[k] = Math.max(entry.signals[k] ?? 0, signals[k]!);
-    }
-  }
+    if (!entry) pooled.set(target, (entry = { row: rows.get(target)!, paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, members: [], commitsFolded: 0 }));
+    // A result that stood for itself alone gets a member list once a second member joins it.
+    entry.members ??= [target];
+    entry.members.push(id);
+    if (target !== id) entry.commitsFolded++;
+    for (const name of PATH_NAMES) if (own.paths[name] > entry.paths[name]) entry.paths[name] = own.paths[name];
+  });
   return pooled;
+}
+
+function nonNegative(paths: Record<PathName, number>): boolean {
+  for (const name of PATH_NAMES) if (!(paths[name] >= 0)) return false;
+  return true;
+}
+
+/**
+ * A pooled result's signals: the largest of each kind over its members, path by path (and how many commits
+ * it folds). `key` reads one signal alone (fusion reads two for every pooled result): undefined when no
+ * member has it.
+ */
+export function pooledSignals(p: Pooled, results: Partial<Record<PathName, PathResult>>): Record<string, number> {
+  const signals: Record<string, number> = {};
+  if (p.commitsFolded > 0) signals.commitsFolded = p.commitsFolded;
+  for (const name of PATH_NAMES) {
+    const byId = results[name]?.signals;
+    if (!byId) continue;
+    for (const id of p.members ?? [p.row.id]) {
+      const own = byId.get(id);
+      if (own) for (const k in own) signals[k] = Math.max(signals[k] ?? 0, own[k]!);
+    }
+  }
+  return signals;
+}
+
+export function pooledSignal(p: Pooled, results: Partial<Record<PathName, PathResult>>, key: string): number | undefined {
+  let value: number | undefined;
+  for (const name of PATH_NAMES) {
+    const byId = results[name]?.signals;
+    if (!byId) continue;
+    if (p.members === null) {
+      const own = byId.get(p.row.id);
+      if (own && key in own) value = Math.max(value ?? 0, own[key]!);
+      continue;
+    }
+    for (const id of p.members) {
+      const own = byId.get(id);
+      if (own && key in own) value = Math.max(value ?? 0, own[key]!);
+    }
+  }
+  return value;
 }
 
 const CHANGE_TYPES = new Set(['pull_request', 'commit']);
 
 /**
+ * The pooled signals (`p.signals`, which it takes over) with the item's own added: age, bot author, merged,
+ * release note, file kinds and sizes. Added in place, in this order (one object a candidate, not two).
+ */
+function withItemSignals(signals: Record<string, number>, p: PooledWithSignals, row: ItemRow | undefined, title: string, content: string, now: Date): Record<string, number> {
+  signals.recencyDays = Math.max(0, (now.getTime() - p.row.occurredAt) / 86_400_000);
+  signals.isBot = row?.actor_names.some((a) => a.endsWith('[bot]')) ? 1 : 0;
+  signals.isMergedPr = p.row.type === 'pull_request' && row?.metadata.merged === true ? 1 : 0;
+  // A change (PR or commit) that wrote a release note; a changelog document itself is not one.
+  signals.releaseNote = row && CHANGE_TYPES.has(p.row.type) && writesReleaseNote(row.files) ? 1 : 0;
+  const kinds = fileKinds(row?.files ?? []);
+  signals.docsShare = kinds.docsShare;
+  signals.toolingShare = kinds.toolingShare;
+  signals.fileCount = row?.files.length ?? 0;
+  signals.titleLength = title.length;
+  signals.bodyLength = content.length;
+  return signals;
+}
+
+/**
  * A fused candidate as the second stage sees it. `row` is the item's full row; without it (a candidate
  * past the depth whose text is read) the candidate carries its paths, signals and date but no text.
  */
-export function toCandidate(p: Pooled, row: ItemRow | undefined, fused: number, now: Date): Candidate {
+export function toCandidate(p: PooledWithSignals, row: ItemRow | undefined, fused: number, now: Date): Candidate {
   const occurredAt = new Date(p.row.occurredAt).toISOString();
   const title = row?.title ?? '';
   const content = row?.content ?? '';
@@ -123,17 +197,6 @@ export function toCandidate(p: Pooled, row: ItemRow | undefined, fused: number, 
     occurredAt,
     fused,
     paths: { ...p.paths },
-    signals: {
-      ...p.signals,
-      recencyDays: Math.max(0, (now.getTime() - p.row.occurredAt) / 86_400_000),
-      isBot: row?.actor_names.some((a) => a.endsWith('[bot]')) ? 1 : 0,
-      isMergedPr: p.row.type === 'pull_request' && row?.metadata.merged === true ? 1 : 0,
-      // A change (PR or commit) that wrote a release note; a changelog document itself is not one.
-      releaseNote: row && CHANGE_TYPES.has(p.row.type) && writesReleaseNote(row.files) ? 1 : 0,
-      ...fileKinds(row?.files ?? []),
-      fileCount: row?.files.length ?? 0,
-      titleLength: title.length,
-      bodyLength: content.length,
-    },
+    signals: withItemSignals(p.signals, p, row, title, content, now),
   };
 }

@@ -55,7 +55,7 @@ export function recencyScore(occurredAt: number, now: Date, halfLifeDays: number
 const share = (x: number | undefined): number => (typeof x === 'number' && Number.isFinite(x) ? Math.max(0, Math.min(1, x)) : 0);
 
 /** The signals of a pooled candidate, from its lexical-path signals and its date. */
-export function fusionSignals(signals: Readonly<Record<string, number>>, recency: number): FusionSignals {
+export function fusionSignals(signals: Readonly<{ proximity?: number; idfCovered?: number }>, recency: number): FusionSignals {
   return { recency, proximity: share(signals.proximity), termCoverage: share(signals.idfCovered) };
 }
 

@@ -6,19 +6,38 @@ export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ES
 /** Words (and the separators between them) as they appear in the text. */
 const WORD = /[\p{L}\p{N}_]+/gu;
 
+/** Whether a word of a result's text is one of the query's terms once normalised. */
+export type WordMatcher = (word: string) => boolean;
+
+/**
+ * The query's word matcher for one page of results: a word's lexemes are worked out once however often
+ * it recurs (a page's texts repeat their words: without it, tokenizing every word of ten long bodies was a
+ * sixth of what a search allocated).
+ */
+export function queryWordMatcher(queryTerms: ReadonlySet<string>): WordMatcher {
+  const known = new Map<string, boolean>();
+  return (word) => {
+    let hit = known.get(word);
+    if (hit === undefined) {
+      hit = lexemes(word).some((t) => queryTerms.has(t));
+      known.set(word, hit);
+    }
+    return hit;
+  };
+}
+
 /**
  * Wraps each word whose normalised form matches a query term in `<mark>`, and escapes everything else,
  * so no HTML from a source gets through.
  */
-export function highlight(text: string, queryTerms: ReadonlySet<string>): string {
+export function highlight(text: string, matches: WordMatcher): string {
   let out = '';
   let last = 0;
   for (const m of text.matchAll(WORD)) {
     const start = m.index;
     out += escapeHtml(text.slice(last, start));
     const word = m[0];
-    const hit = lexemes(word).some((t) => queryTerms.has(t));
-    out += hit ? `<mark>${escapeHtml(word)}</mark>` : escapeHtml(word);
+    out += matches(word) ? `<mark>${escapeHtml(word)}</mark>` : escapeHtml(word);
     last = start + word.length;
   }
   return out + escapeHtml(text.slice(last));
@@ -28,11 +47,11 @@ export function highlight(text: string, queryTerms: ReadonlySet<string>): string
  * A query-focused snippet: the window of the text with the most query-term hits (the item's stored
  * preview when nothing matches).
  */
-export function focusSnippet(content: string, fallback: string, queryTerms: ReadonlySet<string>, width = 240): string {
+export function focusSnippet(content: string, fallback: string, matches: WordMatcher, width = 240): string {
   const text = content.replace(/\s+/g, ' ').trim();
   if (text.length <= width) return text || fallback;
   const hits: number[] = [];
-  for (const m of text.matchAll(WORD)) if (lexemes(m[0]).some((t) => queryTerms.has(t))) hits.push(m.index);
+  for (const m of text.matchAll(WORD)) if (matches(m[0])) hits.push(m.index);
   if (hits.length === 0) return fallback;
   let best = 0;
   let bestCount = 0;

@@ -20,7 +20,8 @@ function order(file: string): number {
 
 export function previewOf(snippet: string, files: readonly string[], length = PREVIEW_LENGTH): string {
   if (snippet.trim() !== '' || files.length === 0) return snippet;
-  const sorted = files.map((file, i) => ({ file, i })).sort((a, b) => order(a.file) - order(b.file) || a.i - b.i).map((x) => x.file);
+  // Each file's rank worked out once (a pull request can touch thousands), not at every comparison.
+  const sorted = files.map((file, i) => ({ file, i, rank: order(file) })).sort((a, b) => a.rank - b.rank || a.i - b.i).map((x) => x.file);
   const shown: string[] = [];
   const rest = (n: number): string => (n === 0 ? '' : ` and ${n} more file${n === 1 ? '' : 's'}`);
   const text = (list: readonly string[], left: number): string => `Changed ${list.join(', ')}${rest(left)}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toCandidate, type ItemRow, type Pooled } from '../src/candidates.js';
+import { toCandidate, type ItemRow, type PooledWithSignals } from '../src/candidates.js';
 import { writesReleaseNote } from '../src/rank/releaseNotes.js';
 
 describe('writesReleaseNote', () => {
@@ -38,7 +38,7 @@ describe('writesReleaseNote', () => {
 });
 
 describe('toCandidate', () => {
-  const pooled = (type: string): Pooled => ({ row: { id: `${type}-1`, type, occurredAt: Date.parse('2025-01-01T00:00:00Z') }, paths: { lexical: 0.5, vector: 0, entity: 0, cluster: 0, actor: 0 }, signals: {} });
+  const pooled = (type: string): PooledWithSignals => ({ row: { id: `${type}-1`, type, occurredAt: Date.parse('2025-01-01T00:00:00Z') }, paths: { lexical: 0.5, vector: 0, entity: 0, cluster: 0, actor: 0 }, signals: {} });
   const row = (type: string, files: string[]): ItemRow => ({
     id: `${type}-1`,
     type,

@@ -46,9 +46,10 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
   // the kept documents only, so the work per posting is a few multiply-adds whatever the corpus size.
   let maxDoc = -1;
   for (const list of postings.lists) if (list.count > 0) maxDoc = Math.max(maxDoc, list.docs[list.count - 1]!);
-  const { acc, seen, norm } = scratch(maxDoc + 1);
-  const touched: number[] = [];
-  const rejected: number[] = [];
+  const pad = scratch(maxDoc + 1);
+  const { acc, seen, norm } = pad;
+  let touchedCount = 0;
+  let rejectedCount = 0;
   const normOf = (doc: number): number => k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
   const { A, B, C, D } = fieldWeights;
   try {
@@ -63,12 +64,12 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
         if (state === 0) {
           if (!postings.admits(doc)) {
             seen[doc] = 2;
-            rejected.push(doc);
+            pad.rejected[rejectedCount++] = doc;
             continue;
           }
           seen[doc] = 1;
           norm[doc] = normOf(doc);
-          touched.push(doc);
+          pad.touched[touchedCount++] = doc;
         }
         const packed = fields[p]!;
         const weighted = (packed & 0xff) * A + ((packed >>> 8) & 0xff) * B + ((packed >>> 16) & 0xff) * C + (packed >>> 24) * D;
@@ -80,43 +81,45 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
     const ideal = idfSum * (k1 + 1);
     const scores = new Map<string, number>();
     const keptSignals = new Map<string, Record<string, number>>();
-    for (const doc of best(acc, touched, Math.floor(params.candidates), postings.itemId)) {
+    for (const doc of best(acc, pad.touched.subarray(0, touchedCount), Math.floor(params.candidates), postings.itemId)) {
       const score = acc[doc]!;
       const id = postings.itemId(doc);
       scores.set(id, Math.min(1, score / ideal));
+      // One object a kept document, filled in place (800 of them a search).
       const s = fieldSignals(postings, idf, doc, k1, normOf(doc));
-      keptSignals.set(id, {
-        ...s,
-        bm25: score,
-        idfCovered: s.idfCovered / idfSum,
-        titleIdfCovered: s.titleIdfCovered / idfSum,
-        titleCoverage: s.titleTerms / present.length,
-        proximity: proximity(pairs, doc),
-      });
+      s.bm25 = score;
+      s.idfCovered /= idfSum;
+      s.titleIdfCovered /= idfSum;
+      s.titleCoverage = s.titleTerms / present.length;
+      s.proximity = proximity(pairs, doc);
+      keptSignals.set(id, s);
     }
-    return { scores, signals: keptSignals, ms: performance.now() - started, matched: touched.length };
+    return { scores, signals: keptSignals, ms: performance.now() - started, matched: touchedCount };
   } finally {
-    for (const doc of touched) {
+    for (let i = 0; i < touchedCount; i++) {
+      const doc = pad.touched[i]!;
       acc[doc] = 0;
       seen[doc] = 0;
     }
-    for (const doc of rejected) seen[doc] = 0;
+    for (let i = 0; i < rejectedCount; i++) seen[pad.rejected[i]!] = 0;
   }
 }
 
-/** One score slot per document ordinal, zeroed between searches; grown (never shrunk) as workspaces grow. */
-let slots = { acc: new Float64Array(1 << 14), seen: new Uint8Array(1 << 14), norm: new Float64Array(1 << 14), values: new Float64Array(1 << 14) };
+/**
+ * One score slot per document ordinal, zeroed between searches, and the lists of documents a search
+ * touched and turned away (a common word touches tens of thousands at 100k items: no array grown per
+ * search); grown (never shrunk) as workspaces grow.
+ */
+const sized = (n: number) => ({ acc: new Float64Array(n), seen: new Uint8Array(n), norm: new Float64Array(n), values: new Float64Array(n), touched: new Int32Array(n), rejected: new Int32Array(n) });
+let slots = sized(1 << 14);
 function scratch(size: number): typeof slots {
-  if (size > slots.acc.length) {
-    const n = Math.max(size, slots.acc.length * 2);
-    slots = { acc: new Float64Array(n), seen: new Uint8Array(n), norm: new Float64Array(n), values: new Float64Array(n) };
-  }
+  if (size > slots.acc.length) slots = sized(Math.max(size, slots.acc.length * 2));
   return slots;
 }
 
 /** A kept document's per-field BM25 parts and term coverage, from its posting in each of the query's lists. */
 function fieldSignals(postings: PostingsRead, idf: ReadonlyMap<string, number>, doc: number, k1: number, norm: number): Signals {
-  const s: Signals = { bm25Title: 0, bm25Body: 0, bm25Paths: 0, matchedTerms: 0, titleTerms: 0, idfCovered: 0, titleIdfCovered: 0 };
+  const s: Signals = { bm25Title: 0, bm25Body: 0, bm25Paths: 0, matchedTerms: 0, titleTerms: 0, idfCovered: 0, titleIdfCovered: 0, bm25: 0, titleCoverage: 0, proximity: 0 };
   for (const list of postings.lists) {
     const termIdf = idf.get(list.term);
     if (termIdf === undefined) continue;
@@ -137,7 +140,8 @@ function fieldSignals(postings: PostingsRead, idf: ReadonlyMap<string, number>, 
   return s;
 }
 
-interface Signals {
+/** A type, not an interface: it is a `Record<string, number>` as the paths' signals are. */
+type Signals = {
   bm25Title: number;
   bm25Body: number;
   bm25Paths: number;
@@ -145,15 +149,19 @@ interface Signals {
   titleTerms: number;
   idfCovered: number;
   titleIdfCovered: number;
-}
+  /** Set by the caller: the BM25F score, the share of query terms in the title, the phrase evidence. */
+  bm25: number;
+  titleCoverage: number;
+  proximity: number;
+};
 
 /**
  * The `limit` highest-scoring of the touched documents (`acc` holds each one's score), best first, ties
  * by item id. The lexical and entity paths' cut.
  */
-export function best(acc: Float64Array, touched: readonly number[], limit: number, idOf: (doc: number) => string): number[] {
+export function best(acc: Float64Array, touched: readonly number[] | Int32Array, limit: number, idOf: (doc: number) => string): number[] {
   const byScore = (x: number, y: number) => acc[y]! - acc[x]! || (idOf(x) < idOf(y) ? -1 : 1);
-  if (touched.length <= limit) return [...touched].sort(byScore);
+  if (touched.length <= limit) return Array.from(touched).sort(byScore);
   // Partial selection: the limit-th best score is the threshold (found in linear time: at 100k items a
   // common word touches tens of thousands of documents), and only what reaches it is sorted. Documents
   // at the threshold are often thousands (one common word, the same length): they are ordered by id

@@ -1,6 +1,6 @@
 import type { Db, SearchReadModel } from '@engram/stores';
 import { areaTitleLift, type AreaModelReader } from '../areaLift.js';
-import { loadItems, MAX_RESULTS, poolCandidates, toCandidate, type ItemRow } from '../candidates.js';
+import { loadItems, MAX_RESULTS, poolCandidates, pooledSignal, pooledSignals, toCandidate, type ItemRow } from '../candidates.js';
 import { fuse as blend, fusionSignals, recencyScore, type FusionWeights } from '../fusion.js';
 import type { Candidate } from '../rank/types.js';
 import type { Question, Retrieved } from './types.js';
@@ -31,15 +31,19 @@ export async function fuseCandidates(
   options: { textDepth: number; areas?: { model: AreaModelReader; depth: number } },
 ): Promise<Fused> {
   const pooled = await poolCandidates(deps.read, q.filter, retrieved.paths);
+  // The two signals fusion reads, for every pooled result (one object reused: the rest are merged for the survivors only).
+  const lexical: { proximity?: number; idfCovered?: number } = {};
   const fusedPool = [...pooled.values()]
     .map((p) => {
       const recency = recencyScore(p.row.occurredAt, deps.now, deps.fusion.recencyHalfLifeDays);
-      return { id: p.row.id, p, fused: blend(p.paths, fusionSignals(p.signals, recency), deps.fusion) };
+      lexical.proximity = pooledSignal(p, retrieved.paths, 'proximity');
+      lexical.idfCovered = pooledSignal(p, retrieved.paths, 'idfCovered');
+      return { id: p.row.id, p, fused: blend(p.paths, fusionSignals(lexical, recency), deps.fusion) };
     })
     .sort(byScore((c) => c.fused))
     .slice(0, MAX_RESULTS);
   const rows = await loadItems(deps.db, q.workspaceId, fusedPool.slice(0, options.textDepth).map((c) => c.id));
-  const candidates = fusedPool.map((c) => toCandidate(c.p, rows.get(c.id), c.fused, deps.now));
+  const candidates = fusedPool.map((c) => toCandidate({ row: c.p.row, paths: c.p.paths, signals: pooledSignals(c.p, retrieved.paths) }, rows.get(c.id), c.fused, deps.now));
   if (!options.areas) return { candidates, rows };
   // The learned reranker's one signal that reads beyond the candidate: its area's titles.
   const started = performance.now();

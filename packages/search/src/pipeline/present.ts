@@ -3,7 +3,7 @@ import type { SearchReadModel } from '@engram/stores';
 import type { ItemRow } from '../candidates.js';
 import type { ActorContext, ClusterContext } from '../enrich.js';
 import type { ContextReader } from './context.js';
-import { focusSnippet, highlight } from '../highlight.js';
+import { focusSnippet, highlight, queryWordMatcher } from '../highlight.js';
 import type { Scored } from './types.js';
 
 export interface Presented {
@@ -28,7 +28,7 @@ export async function present(
   // An item deleted since it was pooled has no row: it drops out of the page.
   const page = ranked.slice(request.offset, request.offset + request.limit).filter((r) => rows.has(r.c.id));
   const pageIds = page.map((r) => r.c.id);
-  const termSet = new Set(terms);
+  const matches = queryWordMatcher(new Set(terms));
   const [entities, found] = await Promise.all([
     reads.read.itemEntities(context.workspaceId, pageIds),
     request.includeContext
@@ -36,7 +36,7 @@ export async function present(
       : Promise.resolve(null),
   ]);
   const results = page.map(({ c, score }): SearchResult => {
-    const snippet = focusSnippet(c.content, c.snippet, termSet);
+    const snippet = focusSnippet(c.content, c.snippet, matches);
     const result: SearchResult = {
       id: c.id,
       title: c.title,
@@ -48,7 +48,7 @@ export async function present(
       occurredAt: c.occurredAt,
       entities: entities.get(c.id) ?? [],
     };
-    if (request.includeHighlights) result.highlights = { title: highlight(c.title, termSet), snippet: highlight(snippet, termSet) };
+    if (request.includeHighlights) result.highlights = { title: highlight(c.title, matches), snippet: highlight(snippet, matches) };
     return result;
   });
   return { results, ...(found ? { context: { clusters: found[0], actors: found[1] } } : {}) };
