@@ -218,7 +218,7 @@ const SLOW_MS = (workerData as { logSlowMs?: number }).logSlowMs ?? 0;
 /** One JSON line on stderr for work that began at `t0` and took longer than `PGLITE_LOG_SLOW_MS`. */
 function logIfSlow(what: 'slowStatementMs' | 'slowTransactionMs', t0: number, fields: Record<string, unknown>): void {
   const took = performance.now() - t0;
-  if (SLOW_MS > 0 && took > SLOW_MS) console.error(JSON.stringify({ [what]: Math.round(took), ...fields }));
+  if (SLOW_MS > 0 && took > SLOW_MS) console.error(JSON.stringify({ [what]: Math.round(took), time: Date.now(), ...fields }));
 }
 
 /** The size of PGlite's WebAssembly memory (0 where this build does not expose it). */
