@@ -99,6 +99,7 @@ export async function memoryParts(url: string, adminToken: string): Promise<Reco
       const thread = /thread="([^"]+)"/.exec(line)?.[1] ?? '?';
       const kind = /kind="([^"]+)"/.exec(line)?.[1];
       if (kind === 'heap_total') add(`${thread} heap`, value);
+      else if (kind === 'external') add(`${thread} external`, value);
       else if (kind === 'wasm') add(`${thread} WebAssembly`, value);
     }
   }

@@ -96,16 +96,17 @@ export function createMetrics(runtime: Runtime, options: MetricsOptions): Metric
 
   new client.Gauge({
     name: 'engram_thread_memory_bytes',
-    help: "This process's worker threads by the module they run (pglite/worker, vector/scanWorker, embeddings/offlineWorker, ...): V8 heap used and total, and WebAssembly memory (the embedded database's heap, which never shrinks). The main thread's heap is in engram_process_nodejs_heap_size_*.",
+    help: "This process's worker threads by the module they run (pglite/worker, vector/scanWorker, embeddings/offlineWorker, ...): V8 heap used and total, buffers and typed arrays outside it (external), and WebAssembly memory (the embedded database's heap, which never shrinks). The main thread's heap is in engram_process_nodejs_heap_size_*.",
     labelNames: ['thread', 'kind'] as const,
     registers: [registry],
     async collect() {
       this.reset();
-      const sums = new Map<string, { heap_used: number; heap_total: number; wasm: number }>();
+      const sums = new Map<string, { heap_used: number; heap_total: number; external: number; wasm: number }>();
       for (const t of await threadMemory()) {
-        const sum = sums.get(t.thread) ?? { heap_used: 0, heap_total: 0, wasm: 0 };
+        const sum = sums.get(t.thread) ?? { heap_used: 0, heap_total: 0, external: 0, wasm: 0 };
         sum.heap_used += t.heapUsedBytes;
         sum.heap_total += t.heapTotalBytes;
+        sum.external += t.externalBytes;
         sum.wasm += t.wasmBytes;
         sums.set(t.thread, sum);
       }

@@ -15,6 +15,8 @@ export interface ThreadMemory {
   thread: string;
   heapUsedBytes: number;
   heapTotalBytes: number;
+  /** Buffers and typed arrays the thread holds outside its heap (model weights, tensors), its WebAssembly memory apart. */
+  externalBytes: number;
   wasmBytes: number;
 }
 
@@ -25,10 +27,12 @@ export async function threadMemory(): Promise<ThreadMemory[]> {
   const out = await Promise.all(
     [...live].map(async ([worker, { thread, wasmBytes }]) => {
       // Node >= 22.16; @types/node here predates it.
-      const stats = (worker as Worker & { getHeapStatistics?: () => Promise<{ used_heap_size: number; total_heap_size: number }> }).getHeapStatistics;
+      const stats = (worker as Worker & { getHeapStatistics?: () => Promise<{ used_heap_size: number; total_heap_size: number; external_memory?: number }> }).getHeapStatistics;
       const heap = stats ? await stats.call(worker).catch(() => null) : null;
       if (!heap) return null;
-      return { thread, heapUsedBytes: heap.used_heap_size, heapTotalBytes: heap.total_heap_size, wasmBytes: wasmBytes?.() ?? 0 };
+      const wasm = wasmBytes?.() ?? 0;
+      // V8 counts a WebAssembly memory as external: reported apart, not twice.
+      return { thread, heapUsedBytes: heap.used_heap_size, heapTotalBytes: heap.total_heap_size, externalBytes: Math.max(0, (heap.external_memory ?? 0) - wasm), wasmBytes: wasm };
     }),
   );
   return out.filter((m): m is ThreadMemory => m !== null);

@@ -113,6 +113,8 @@ describe('PGlite in a worker thread', () => {
     const before = (await threadMemory()).find((t) => t.thread === 'pglite/worker');
     expect(before?.heapUsedBytes).toBeGreaterThan(0);
     expect(before?.wasmBytes).toBeGreaterThan(16 * 2 ** 20);
+    // The WebAssembly heap is not counted again as the thread's external memory.
+    expect(before!.externalBytes).toBeLessThan(before!.wasmBytes);
     // A sort far larger than work_mem's spill threshold does not fit in the heap as it is: it grows, for good.
     await db.exec("SET work_mem = '200MB'");
     await db.query('SELECT g FROM generate_series(1, 3000000) g ORDER BY md5(g::text) LIMIT 1');
