@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineEmbedder } from '../src/embeddings/offline.js';
+import { startWorkerPool } from '../src/embeddings/workerPool.js';
 import type { EmbeddingProvider } from '../src/embeddings/types.js';
 import { cosineSimilarity } from '../src/embeddings/vectors.js';
 
@@ -14,7 +15,7 @@ describe('offline embedder (USE lite on worker threads)', () => {
   let embedder: EmbeddingProvider;
   beforeAll(async () => {
     // Two texts per batch so that one call spreads over both workers and gets reassembled.
-    embedder = await createOfflineEmbedder({ threads: 2, batchSize: 2, maxChars: 300 });
+    embedder = await createOfflineEmbedder({ threads: 2, minThreads: 2, batchSize: 2, maxChars: 300 });
   });
   afterAll(() => embedder.close());
 
@@ -57,6 +58,24 @@ describe('offline embedder (USE lite on worker threads)', () => {
 });
 
 describe('offline embedder lifecycle', () => {
+  it('holds one model at rest: a second worker starts while batches wait and stops once idle', async () => {
+    const pool = await startWorkerPool({ min: 1, max: 2, idleMs: 200 });
+    try {
+      expect(pool.size()).toBe(1);
+      const texts = Array.from({ length: 12 }, (_, i) => [`Fix markdown list number ${i}`, `Support TypeScript decorators ${i}`]);
+      const results = texts.map((batch) => pool.run(batch).promise);
+      expect(pool.size()).toBe(2);
+      const done = await Promise.all(results);
+      expect(done.every((r) => r.dimensions === 512 && r.vectors.length === 2 * 512)).toBe(true);
+      for (let i = 0; i < 60 && pool.size() > 1; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(pool.size()).toBe(1);
+      // The pool still answers (and grows again) after shrinking.
+      expect((await pool.run(['Fix yaml comments']).promise).dimensions).toBe(512);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
   it('refuses work after close()', async () => {
     const embedder = await createOfflineEmbedder({ threads: 1 });
     await embedder.close();

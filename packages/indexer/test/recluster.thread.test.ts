@@ -107,7 +107,8 @@ describe('the re-cluster job and the area model, in a worker thread and inline',
   const events = Array.from({ length: 18 }, (_, n) =>
     pullRequest(n + 1, {
       title: `${['Fix', 'Support', 'Keep'][n % 3]} ${WORDS[n % 4]} ${WORDS[(n % 4) + 4]} formatting`,
-      body: `Changes how ${WORDS[n % 4]} is printed.`,
+      // Every text distinct: items embedded alike tie, and a tie is broken by item id, which differs between the two workspaces.
+      body: `Changes how ${WORDS[n % 4]} is printed (case ${n + 1}).`,
       files: [`${PATHS[n % 4]}/${WORDS[n % 4]}.js`, `tests/format/${WORDS[n % 4]}/jsfmt.spec.js`],
     }),
   );

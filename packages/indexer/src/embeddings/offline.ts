@@ -7,8 +7,14 @@ import { abortError, normalizeVector } from './vectors.js';
 import { startWorkerPool } from './workerPool.js';
 
 export interface OfflineEmbedderOptions {
-  /** Worker threads, each holding its own model. Default min(2, CPUs). */
+  /** Worker threads at most, each holding its own model (~110 MB). Default min(2, CPUs). */
   threads?: number;
+  /**
+   * Threads kept when nothing waits (default 1): the others start when batches queue (an import) and stop
+   * after `idleMs` (default 30 s) without work, so a server at rest holds one model.
+   */
+  minThreads?: number;
+  idleMs?: number;
   /** Texts per model call. Default 8. */
   batchSize?: number;
   /**
@@ -37,7 +43,7 @@ export async function createOfflineEmbedder(options: OfflineEmbedderOptions = {}
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
   if (!Number.isInteger(maxChars) || maxChars < 1) throw new Error(`maxChars must be a positive integer, got ${maxChars}`);
 
-  const pool = await startWorkerPool(threads);
+  const pool = await startWorkerPool({ max: threads, min: Math.min(options.minThreads ?? 1, threads), idleMs: options.idleMs });
 
   async function embed(texts: string[], { signal }: EmbedOptions = {}): Promise<number[][]> {
     if (signal?.aborted) throw abortError(signal);

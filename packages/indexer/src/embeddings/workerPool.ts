@@ -1,6 +1,8 @@
-// A fixed set of worker threads, each holding its own copy of the offline model. Batches queue
-// FIFO and go to whichever worker is idle. Idle workers are unref'd so they never keep the
-// process alive; a busy one is ref'd so an awaited batch is not lost to an early exit.
+// Worker threads, each holding its own copy of the offline model (~110 MB). Batches queue FIFO and go
+// to whichever worker is idle. The pool keeps `min` workers and grows to `max` while batches wait (an
+// import); a worker beyond `min` idle for `idleMs` is stopped, so a server at rest, which embeds only
+// queries, holds one model. Idle workers are unref'd so they never keep the process alive; a busy one
+// is ref'd so an awaited batch is not lost to an early exit.
 import type { Worker } from 'node:worker_threads';
 import { spawnModuleWorker } from '@engram/stores';
 import type { EmbedRequest, WorkerMessage } from './offlineWorker.js';
@@ -19,10 +21,25 @@ interface Batch {
 interface PoolWorker {
   worker: Worker;
   current: { id: number; batch: Batch } | null;
+  /** When it last finished a batch (or started). */
+  idleSince: number;
+  /** Being stopped for idleness: its exit is not a failure. */
+  stopping: boolean;
+}
+
+export interface WorkerPoolOptions {
+  /** Workers kept at all times (default 1). */
+  min?: number;
+  /** Workers at most, started while batches wait. */
+  max: number;
+  /** A worker beyond `min` idle this long is stopped (default 30 s). */
+  idleMs?: number;
 }
 
 export interface WorkerPool {
   readonly dimensions: number;
+  /** Workers running now (started ones included). */
+  size(): number;
   run(texts: string[]): { promise: Promise<BatchResult>; cancel: () => boolean };
   close(): Promise<void>;
 }
@@ -61,8 +78,12 @@ function startWorker(): Promise<{ worker: Worker; dimensions: number }> {
   });
 }
 
-export async function startWorkerPool(threads: number): Promise<WorkerPool> {
-  const started = await Promise.allSettled(Array.from({ length: threads }, () => startWorker()));
+export async function startWorkerPool(options: WorkerPoolOptions): Promise<WorkerPool> {
+  const max = options.max;
+  const min = Math.min(options.min ?? 1, max);
+  const idleMs = options.idleMs ?? 30_000;
+  if (!Number.isInteger(max) || max < 1 || !Number.isInteger(min) || min < 1) throw new Error(`worker pool needs 1 <= min <= max, got min ${min}, max ${max}`);
+  const started = await Promise.allSettled(Array.from({ length: min }, () => startWorker()));
   const failure = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failure) {
     await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.worker.terminate() : undefined)));
@@ -70,14 +91,15 @@ export async function startWorkerPool(threads: number): Promise<WorkerPool> {
   }
   const ready = started.map((s) => (s as PromiseFulfilledResult<{ worker: Worker; dimensions: number }>).value);
   const dimensions = ready[0]?.dimensions ?? 0;
-  let workers: PoolWorker[] = ready.map(({ worker }) => ({ worker, current: null }));
+  let workers: PoolWorker[] = [];
   const queue: Batch[] = [];
   let nextId = 1;
   let closed = false;
+  let starting = 0;
 
   const dispatch = () => {
     for (const slot of workers) {
-      if (slot.current) continue;
+      if (slot.current || slot.stopping) continue;
       const batch = queue.shift();
       if (!batch) return;
       const id = nextId++;
@@ -85,10 +107,27 @@ export async function startWorkerPool(threads: number): Promise<WorkerPool> {
       slot.worker.ref();
       slot.worker.postMessage({ id, texts: batch.texts } satisfies EmbedRequest);
     }
+    // Every worker busy and batches waiting: one more model, up to max. A worker that fails to start
+    // costs nothing but itself: the running ones keep the queue.
+    if (queue.length > 0 && workers.length + starting < max && !closed) {
+      starting++;
+      startWorker().then(
+        ({ worker }) => {
+          starting--;
+          if (closed) return void worker.terminate();
+          attach(worker);
+          dispatch();
+        },
+        () => {
+          starting--;
+        },
+      );
+    }
   };
 
   const finish = (slot: PoolWorker) => {
     slot.current = null;
+    slot.idleSince = performance.now();
     slot.worker.unref();
     dispatch();
   };
@@ -97,11 +136,13 @@ export async function startWorkerPool(threads: number): Promise<WorkerPool> {
     workers = workers.filter((w) => w !== slot);
     slot.current?.batch.reject(error);
     slot.current = null;
-    if (workers.length === 0) for (const batch of queue.splice(0)) batch.reject(error);
+    if (workers.length === 0 && starting === 0) for (const batch of queue.splice(0)) batch.reject(error);
     else dispatch();
   };
 
-  for (const slot of workers) {
+  function attach(worker: Worker): void {
+    const slot: PoolWorker = { worker, current: null, idleSince: performance.now(), stopping: false };
+    workers.push(slot);
     slot.worker.on('message', (message: WorkerMessage) => {
       const current = slot.current;
       if (!current || !('id' in message) || message.id !== current.id) return;
@@ -111,14 +152,31 @@ export async function startWorkerPool(threads: number): Promise<WorkerPool> {
     });
     slot.worker.on('error', (error) => retire(slot, error));
     slot.worker.on('exit', (code) => {
-      if (!closed) retire(slot, new Error(`offline embedding worker exited with code ${code}`));
+      if (!closed && !slot.stopping) retire(slot, new Error(`offline embedding worker exited with code ${code}`));
     });
     // After the listeners: adding a 'message' listener refs the worker's port again.
     slot.worker.unref();
   }
+  for (const { worker } of ready) attach(worker);
+
+  // Stops one idle worker beyond `min` at a time; unref'd, so it never keeps the process alive.
+  const reaper = setInterval(
+    () => {
+      if (queue.length > 0 || workers.length <= min) return;
+      const now = performance.now();
+      const idle = workers.find((w) => !w.current && !w.stopping && now - w.idleSince >= idleMs);
+      if (!idle) return;
+      idle.stopping = true;
+      workers = workers.filter((w) => w !== idle);
+      void idle.worker.terminate();
+    },
+    Math.max(10, Math.min(idleMs / 2, 5_000)),
+  );
+  reaper.unref();
 
   return {
     dimensions,
+    size: () => workers.length + starting,
     run(texts) {
       if (closed || workers.length === 0) {
         const reason = closed ? 'offline embedder is closed' : 'offline embedder has no live workers';
@@ -143,6 +201,7 @@ export async function startWorkerPool(threads: number): Promise<WorkerPool> {
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(reaper);
       const error = new Error('offline embedder is closed');
       for (const batch of queue.splice(0)) batch.reject(error);
       for (const slot of workers) slot.current?.batch.reject(error);
