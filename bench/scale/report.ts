@@ -147,7 +147,7 @@ export function renderMarkdown(report: ScaleReport, svgName: string): string {
     '',
   ];
   const e = report.encoder;
-  if (e) lines.push(`Offline encoder alone, same run: ${e.itemsPerS} items/s, ${e.textsPerS} texts/s (${e.items} corpus items = ${e.texts} texts, each item's chunks as the indexer embeds them: title, body, file paths; in ${e.seconds} s, default threads; load ${e.loadStart.join(' ')} -> ${e.loadEnd.join(' ')}).`, '');
+  if (e) lines.push(`Offline encoder alone, same run: ${e.itemsPerS} items/s, ${e.textsPerS} texts/s (${e.items} corpus items = ${e.texts} texts, each item's chunks as the indexer embeds them: title and body; in ${e.seconds} s, default threads; load ${e.loadStart.join(' ')} -> ${e.loadEnd.join(' ')}).`, '');
   lines.push('## Targets (issue 16; embedded default)', '', '| target | measured | status | run |', '| --- | --- | --- | --- |');
   for (const t of evaluateTargets(report)) lines.push(`| ${t.target} | ${t.figure} | ${t.status} | ${t.run} |`);
   lines.push('', `![latency and ingestion vs size](${svgName})`, '');

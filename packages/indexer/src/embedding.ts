@@ -17,8 +17,8 @@ export interface EmbeddingSource {
  * The touched paths are left out: the lexical index has their words and the area model their places,
  * while in the sentence encoder a line of 12 paths made a text 2.3x dearer to embed. Without them the
  * encoder embeds 2.6-2.8x more items a second, and rankings held on both evaluation sets (dev out of
- * fold 0.732 -> 0.730, held-out natural questions 0.693 = 0.693, held-out release notes 0.786 -> 0.791,
- * paired difference +0.005 [-0.010, +0.023]; `bench/results/scale-2026-11-26-s9-after.md`). Vectors of an
+ * fold 0.735 -> 0.730, held-out natural questions 0.693 = 0.693, held-out release notes 0.785 -> 0.791,
+ * paired difference +0.006 [-0.009, +0.024]; `bench/results/scale-2026-11-26-s9-after.md`). Vectors of an
  * index embedded with paths stay valid beside new ones and are replaced as their items change.
  */
 export function embeddingChunks(item: EmbeddingSource): string[] {

@@ -121,37 +121,33 @@ function nonNegative(paths: Record<PathName, number>): boolean {
   return true;
 }
 
-/**
- * A pooled result's signals: the largest of each kind over its members, path by path (and how many commits
- * it folds). `key` reads one signal alone (fusion reads two for every pooled result): undefined when no
- * member has it.
- */
+/** The i-th item a pooled result stands for (no array made for one that stands for itself alone). */
+const memberCount = (p: Pooled): number => p.members?.length ?? 1;
+const memberAt = (p: Pooled, i: number): string => (p.members ? p.members[i]! : p.row.id);
+
+/** A pooled result's signals: the largest of each kind over its members, path by path (and how many commits it folds). */
 export function pooledSignals(p: Pooled, results: Partial<Record<PathName, PathResult>>): Record<string, number> {
   const signals: Record<string, number> = {};
   if (p.commitsFolded > 0) signals.commitsFolded = p.commitsFolded;
   for (const name of PATH_NAMES) {
     const byId = results[name]?.signals;
     if (!byId) continue;
-    for (const id of p.members ?? [p.row.id]) {
-      const own = byId.get(id);
+    for (let i = 0; i < memberCount(p); i++) {
+      const own = byId.get(memberAt(p, i));
       if (own) for (const k in own) signals[k] = Math.max(signals[k] ?? 0, own[k]!);
     }
   }
   return signals;
 }
 
+/** One of `pooledSignals` alone (fusion reads two for every pooled result): undefined when no member has it. */
 export function pooledSignal(p: Pooled, results: Partial<Record<PathName, PathResult>>, key: string): number | undefined {
   let value: number | undefined;
   for (const name of PATH_NAMES) {
     const byId = results[name]?.signals;
     if (!byId) continue;
-    if (p.members === null) {
-      const own = byId.get(p.row.id);
-      if (own && key in own) value = Math.max(value ?? 0, own[key]!);
-      continue;
-    }
-    for (const id of p.members) {
-      const own = byId.get(id);
+    for (let i = 0; i < memberCount(p); i++) {
+      const own = byId.get(memberAt(p, i));
       if (own && key in own) value = Math.max(value ?? 0, own[key]!);
     }
   }
@@ -164,7 +160,8 @@ const CHANGE_TYPES = new Set(['pull_request', 'commit']);
  * The pooled signals (`p.signals`, which it takes over) with the item's own added: age, bot author, merged,
  * release note, file kinds and sizes. Added in place, in this order (one object a candidate, not two).
  */
-function withItemSignals(signals: Record<string, number>, p: PooledWithSignals, row: ItemRow | undefined, title: string, content: string, now: Date): Record<string, number> {
+function withItemSignals(p: PooledWithSignals, row: ItemRow | undefined, title: string, content: string, now: Date): Record<string, number> {
+  const signals = p.signals;
   signals.recencyDays = Math.max(0, (now.getTime() - p.row.occurredAt) / 86_400_000);
   signals.isBot = row?.actor_names.some((a) => a.endsWith('[bot]')) ? 1 : 0;
   signals.isMergedPr = p.row.type === 'pull_request' && row?.metadata.merged === true ? 1 : 0;
@@ -197,6 +194,6 @@ export function toCandidate(p: PooledWithSignals, row: ItemRow | undefined, fuse
     occurredAt,
     fused,
     paths: { ...p.paths },
-    signals: withItemSignals(p.signals, p, row, title, content, now),
+    signals: withItemSignals(p, row, title, content, now),
   };
 }

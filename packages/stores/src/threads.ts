@@ -22,7 +22,7 @@ export interface ThreadMemory {
 
 const live = new Map<Worker, { thread: string; wasmBytes?: () => number }>();
 
-/** Threads started here and still running, with what each holds (V8 heap and WebAssembly memory). */
+/** Threads started here and still running, with what each holds (V8 heap, external buffers, WebAssembly memory). */
 export async function threadMemory(): Promise<ThreadMemory[]> {
   const out = await Promise.all(
     [...live].map(async ([worker, { thread, wasmBytes }]) => {
@@ -38,7 +38,7 @@ export async function threadMemory(): Promise<ThreadMemory[]> {
   return out.filter((m): m is ThreadMemory => m !== null);
 }
 
-/** Reports a thread's WebAssembly memory (which V8's heap statistics leave out) in `threadMemory`. */
+/** Reports a thread's WebAssembly memory in `threadMemory`, apart from the external memory V8 counts it in. */
 export function reportWasmBytes(worker: Worker, bytes: () => number): void {
   const entry = live.get(worker);
   if (entry) entry.wasmBytes = bytes;

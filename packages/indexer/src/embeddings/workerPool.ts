@@ -23,7 +23,7 @@ interface PoolWorker {
   current: { id: number; batch: Batch } | null;
   /** When it last finished a batch (or started). */
   idleSince: number;
-  /** Being stopped for idleness: its exit is not a failure. */
+  /** Stopped for idleness (and already out of `workers`): its exit is not a failure. */
   stopping: boolean;
 }
 
@@ -99,7 +99,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
 
   const dispatch = () => {
     for (const slot of workers) {
-      if (slot.current || slot.stopping) continue;
+      if (slot.current) continue;
       const batch = queue.shift();
       if (!batch) return;
       const id = nextId++;
@@ -164,7 +164,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     () => {
       if (queue.length > 0 || workers.length <= min) return;
       const now = performance.now();
-      const idle = workers.find((w) => !w.current && !w.stopping && now - w.idleSince >= idleMs);
+      const idle = workers.find((w) => !w.current && now - w.idleSince >= idleMs);
       if (!idle) return;
       idle.stopping = true;
       workers = workers.filter((w) => w !== idle);
