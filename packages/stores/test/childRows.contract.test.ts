@@ -35,7 +35,9 @@ describe.each(databaseBackends())('postings and entity mentions follow their ite
   it('deleting items deletes their postings and mentions and nothing of the items that stay', async () => {
     const ws = await testWorkspace(db);
     const [a, b, c] = await seed(ws);
-    expect(await count('postings', 'item_id', [a!])).toBeGreaterThan(0);
+    // The embedded database keeps no postings (`POSTINGS_KEPT`); its mentions follow the same trigger.
+    if (db.kind === 'postgres') expect(await count('postings', 'item_id', [a!])).toBeGreaterThan(0);
+    else expect(await count('postings', 'item_id', [a!, b!, c!])).toBe(0);
     expect(await count('entity_mentions', 'item_id', [a!])).toBe(2);
     const keptPostings = await count('postings', 'item_id', [c!]);
 

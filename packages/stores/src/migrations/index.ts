@@ -8,6 +8,7 @@ import { m006ReclusterStaging } from './m006_recluster_staging.js';
 import { m007DropUnusedSearchIndex } from './m007_drop_unused_search_index.js';
 import { m008ExpertiseStale } from './m008_expertise_stale.js';
 import { m009ChildRowsWithoutRowChecks } from './m009_child_rows_without_row_checks.js';
+import { m010EmbeddedPostings } from './m010_embedded_postings.js';
 
 export interface Migration {
   id: string;
@@ -25,6 +26,7 @@ export const migrations: Migration[] = [
   { id: '007_drop_unused_search_index', sql: m007DropUnusedSearchIndex },
   { id: '008_expertise_stale', sql: m008ExpertiseStale },
   { id: '009_child_rows_without_row_checks', sql: m009ChildRowsWithoutRowChecks },
+  { id: '010_embedded_postings', sql: m010EmbeddedPostings },
 ];
 
 /**

@@ -10,8 +10,12 @@ import { vector } from '@electric-sql/pglite-pgvector';
  * never shrinks) by 83 MB; with 10, 450 ms and no growth (`ANALYZE items` 603 -> 50 ms). The plans it
  * informs are lookups by id and workspace, for which a small sample suffices; search itself reads the
  * in-memory read model.
+ *
+ * `engram.postings = off`: no `postings` rows (`POSTINGS_KEPT` in `repositories/items.ts`). Searches here
+ * read the in-memory read model, built from `items.search_vector`; the SQL read model, which answers
+ * only until that has loaded, reads the stored vectors instead.
  */
-const SESSION = 'SET default_statistics_target = 10';
+const SESSION = "SET default_statistics_target = 10; SET engram.postings = 'off'";
 
 /** Opens the embedded database at `dir` with pgvector and Engram's session settings. */
 export async function openPglite(dir: string): Promise<PGlite> {

@@ -72,15 +72,24 @@ export async function upsertItem(tx: Queryable, item: ItemRow, lexical: LexicalF
   return (await upsertItems(tx, [{ item, lexical }])).get(item.id) ?? [];
 }
 
-/** Rewrites an item's postings from its stored `search_vector`, in the caller's transaction. */
-async function refreshPostings(tx: Queryable, itemId: string): Promise<void> {
-  await tx.query('DELETE FROM postings WHERE item_id = $1', [itemId]);
+/**
+ * The `postings` table is the lexical path's inverted index on a Postgres server. The embedded database
+ * keeps none (`engram.postings = off`, set by `openPglite`): its searches read the in-memory read model,
+ * which is built from `items.search_vector`, and writing a hundred posting rows an item into a btree that
+ * grows with the workspace was the largest write of an import. The guard is a constant to the planner (a
+ * one-time filter), so on PGlite the insert reads nothing.
+ */
+export const POSTINGS_KEPT = "current_setting('engram.postings', true) IS DISTINCT FROM 'off'";
+
+/** Rewrites the postings of items from their stored `search_vector`, in the caller's transaction. */
+async function refreshPostings(tx: Queryable, itemIds: readonly string[]): Promise<void> {
+  await tx.query('DELETE FROM postings WHERE item_id = ANY($1::text[])', [itemIds]);
   await tx.query(
     `INSERT INTO postings (workspace_id, term, item_id, dl, positions, weights)
      SELECT i.workspace_id, u.lexeme, i.id, i.lexical_length, u.positions, u.weights
      FROM items i, unnest(i.search_vector) AS u(lexeme, positions, weights)
-     WHERE i.id = $1 AND i.search_vector IS NOT NULL`,
-    [itemId],
+     WHERE i.id = ANY($1::text[]) AND i.search_vector IS NOT NULL AND ${POSTINGS_KEPT}`,
+    [itemIds],
   );
 }
 
@@ -118,7 +127,7 @@ export async function replaceLexicalIndex(tx: Queryable, itemId: string, lexical
     [itemId, lexical.title, lexical.body, lexical.other, lexical.length, lexical.parts ?? ''],
   );
   if (res.rows.length === 0) return null;
-  await refreshPostings(tx, itemId);
+  await refreshPostings(tx, [itemId]);
   return res.rows[0]!.terms;
 }
 
@@ -221,15 +230,7 @@ export async function upsertItems(tx: Queryable, rows: readonly { item: ItemRow;
      RETURNING id, tsvector_to_array(search_vector) AS terms`,
     [JSON.stringify(doc)],
   );
-  const ids = rows.map((r) => r.item.id);
-  await tx.query('DELETE FROM postings WHERE item_id = ANY($1::text[])', [ids]);
-  await tx.query(
-    `INSERT INTO postings (workspace_id, term, item_id, dl, positions, weights)
-     SELECT i.workspace_id, u.lexeme, i.id, i.lexical_length, u.positions, u.weights
-     FROM items i, unnest(i.search_vector) AS u(lexeme, positions, weights)
-     WHERE i.id = ANY($1::text[]) AND i.search_vector IS NOT NULL`,
-    [ids],
-  );
+  await refreshPostings(tx, rows.map((r) => r.item.id));
   return new Map(res.rows.map((r) => [r.id, r.terms ?? []]));
 }
 

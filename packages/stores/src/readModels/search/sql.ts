@@ -16,6 +16,9 @@ interface PostingRow {
 
 const pgArray = (value: string): string[] => value.replace(/[{}]/g, '').split(',').filter(Boolean);
 
+/** A tsquery matching any of the lexemes, each quoted as it is (no normalisation). */
+const anyOf = (lexemes: readonly string[]): string => lexemes.map((l) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(' | ');
+
 /** The search's reads as SQL over the system of record: any Postgres, any number of processes. */
 export function createSqlReadModel(db: Queryable): SearchReadModel {
   const statsCache = new Map<string, { at: number; stats: CollectionStats }>();
@@ -28,6 +31,11 @@ export function createSqlReadModel(db: Queryable): SearchReadModel {
     statsCache.set(workspaceId, { at: Date.now(), stats: value });
     return value;
   }
+
+  // Whether this database keeps the `postings` table (`POSTINGS_KEPT`): read once.
+  let kept: Promise<boolean> | null = null;
+  const postingsKept = (): Promise<boolean> =>
+    (kept ??= db.query<{ off: boolean }>("SELECT current_setting('engram.postings', true) = 'off' AS off").then((r) => r.rows[0]?.off !== true));
 
   return {
     kind: 'sql',
@@ -43,15 +51,28 @@ export function createSqlReadModel(db: Queryable): SearchReadModel {
       const dfRes = await db.query<{ term: string; df: number }>('SELECT term, df FROM lexicon WHERE workspace_id = $1 AND term = ANY($2::text[])', [filter.workspaceId, terms]);
       const present = dfRes.rows.filter((r) => r.df > 0);
       if (present.length === 0) return read;
-      const where = itemFilterSql(filter, 3);
       const narrowed = narrowsItems(filter);
-      const res = await db.query<PostingRow>(
-        narrowed
-          ? `SELECT p.item_id AS id, p.dl, p.term, p.positions, p.weights FROM postings p JOIN items i ON i.id = p.item_id
-             WHERE p.workspace_id = $1 AND p.term = ANY($2::text[]) AND ${where.sql}`
-          : 'SELECT item_id AS id, dl, term, positions, weights FROM postings WHERE workspace_id = $1 AND term = ANY($2::text[])',
-        narrowed ? [filter.workspaceId, present.map((r) => r.term), ...where.params] : [filter.workspaceId, present.map((r) => r.term)],
-      );
+      const presentTerms = present.map((r) => r.term);
+      let res: { rows: PostingRow[] };
+      if (await postingsKept()) {
+        const where = itemFilterSql(filter, 3);
+        res = await db.query<PostingRow>(
+          narrowed
+            ? `SELECT p.item_id AS id, p.dl, p.term, p.positions, p.weights FROM postings p JOIN items i ON i.id = p.item_id
+               WHERE p.workspace_id = $1 AND p.term = ANY($2::text[]) AND ${where.sql}`
+            : 'SELECT item_id AS id, dl, term, positions, weights FROM postings WHERE workspace_id = $1 AND term = ANY($2::text[])',
+          narrowed ? [filter.workspaceId, presentTerms, ...where.params] : [filter.workspaceId, presentTerms],
+        );
+      } else {
+        // No postings table (the embedded database): the items whose vector matches any term, each unnested.
+        const where = itemFilterSql(filter, 4);
+        res = await db.query<PostingRow>(
+          `SELECT i.id, i.lexical_length AS dl, u.lexeme AS term, u.positions, u.weights
+           FROM items i, unnest(i.search_vector) AS u(lexeme, positions, weights)
+           WHERE i.workspace_id = $1 AND i.search_vector @@ $3::tsquery AND u.lexeme = ANY($2::text[]) AND ${where.sql}`,
+          [filter.workspaceId, presentTerms, anyOf(presentTerms), ...where.params],
+        );
+      }
       // Ordinals in order of first appearance; each term's postings in ascending ordinal, as the in-memory index keeps them.
       for (const r of res.rows) {
         if (ordinal.has(r.id)) continue;
