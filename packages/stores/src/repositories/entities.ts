@@ -28,8 +28,10 @@ export async function listItemEntities(db: Queryable, itemId: string): Promise<I
 }
 
 /**
- * `replaceItemEntities` for many items of one workspace: one upsert of every entity named (in key order),
- * one rewrite of the mentions, and one change of `item_count` per entity whose count moved.
+ * `replaceItemEntities` for many items of one workspace: one upsert of every entity named (in key order)
+ * that also adds to `item_count` the items naming it, one rewrite of the mentions, and, for items that
+ * had mentions before, one correction of the counts by their old mentions (an entity kept is counted
+ * once again by the upsert, one dropped is no longer named). An import's new items take the upsert alone.
  */
 export async function replaceItemsEntities(tx: Queryable, workspaceId: string, items: readonly { itemId: string; entities: readonly EntityMention[] }[]): Promise<void> {
   if (items.length === 0) return;
@@ -43,26 +45,30 @@ export async function replaceItemsEntities(tx: Queryable, workspaceId: string, i
     return { itemId, unique };
   });
   const itemIds = perItem.map((i) => i.itemId);
-  const named = new Map<string, EntityMention>();
-  for (const { unique } of perItem) for (const [id, e] of unique) named.set(id, e);
-  const list = [...named.values()].sort((a, b) => (a.category + a.key < b.category + b.key ? -1 : 1));
+  const named = new Map<string, { entity: EntityMention; items: number }>();
+  for (const { unique } of perItem) {
+    for (const [id, entity] of unique) {
+      const seen = named.get(id);
+      if (seen) seen.items++;
+      else named.set(id, { entity, items: 1 });
+    }
+  }
+  const list = [...named.values()].sort((a, b) => (a.entity.category + a.entity.key < b.entity.category + b.entity.key ? -1 : 1));
   const entityId = new Map<string, string>();
   if (list.length > 0) {
     const res = await tx.query<{ id: string; category: string; key: string }>(
-      `INSERT INTO entities (workspace_id, category, key)
-       SELECT $1, e.category, e.key FROM unnest($2::text[], $3::text[]) AS e(category, key)
-       ON CONFLICT (workspace_id, category, key) DO UPDATE SET key = EXCLUDED.key
+      `INSERT INTO entities (workspace_id, category, key, item_count)
+       SELECT $1, e.category, e.key, e.n FROM unnest($2::text[], $3::text[], $4::int[]) AS e(category, key, n)
+       ON CONFLICT (workspace_id, category, key) DO UPDATE SET item_count = entities.item_count + EXCLUDED.item_count
        RETURNING id, category, key`,
-      [workspaceId, list.map((e) => e.category), list.map((e) => e.key)],
+      [workspaceId, list.map((e) => e.entity.category), list.map((e) => e.entity.key), list.map((e) => e.items)],
     );
     for (const r of res.rows) entityId.set(`${r.category}\u0000${r.key}`, String(r.id));
   }
-  const before = await tx.query<{ item_id: string; entity_id: string }>('DELETE FROM entity_mentions WHERE item_id = ANY($1::text[]) RETURNING item_id, entity_id', [itemIds]);
-  const old = new Set(before.rows.map((r) => `${r.item_id}\u0000${String(r.entity_id)}`));
+  const before = await tx.query<{ entity_id: string }>('DELETE FROM entity_mentions WHERE item_id = ANY($1::text[]) RETURNING entity_id', [itemIds]);
   const mentionItems: string[] = [];
   const mentionEntities: string[] = [];
   const confidences: number[] = [];
-  const delta = new Map<string, number>();
   for (const { itemId, unique } of perItem) {
     for (const [key, e] of unique) {
       const id = entityId.get(key);
@@ -70,12 +76,7 @@ export async function replaceItemsEntities(tx: Queryable, workspaceId: string, i
       mentionItems.push(itemId);
       mentionEntities.push(id);
       confidences.push(e.confidence);
-      if (!old.delete(`${itemId}\u0000${id}`)) delta.set(id, (delta.get(id) ?? 0) + 1);
     }
-  }
-  for (const gone of old) {
-    const id = gone.slice(gone.indexOf('\u0000') + 1);
-    delta.set(id, (delta.get(id) ?? 0) - 1);
   }
   if (mentionItems.length > 0) {
     await tx.query(
@@ -84,13 +85,20 @@ export async function replaceItemsEntities(tx: Queryable, workspaceId: string, i
       [workspaceId, mentionEntities, mentionItems, confidences],
     );
   }
-  const moved = [...delta.entries()].filter(([, d]) => d !== 0).sort((a, b) => Number(a[0]) - Number(b[0]));
-  if (moved.length > 0) {
-    await tx.query('UPDATE entities e SET item_count = e.item_count + d.d FROM unnest($1::bigint[], $2::int[]) AS d(id, d) WHERE e.id = d.id', [
-      moved.map(([id]) => id),
-      moved.map(([, d]) => d),
-    ]);
+  if (before.rows.length === 0) return;
+  const old = new Map<string, number>();
+  for (const r of before.rows) old.set(String(r.entity_id), (old.get(String(r.entity_id)) ?? 0) + 1);
+  const ids = [...old.keys()].sort((a, b) => Number(a) - Number(b));
+  await tx.query('UPDATE entities e SET item_count = e.item_count - d.d FROM unnest($1::bigint[], $2::int[]) AS d(id, d) WHERE e.id = d.id', [
+    ids,
+    ids.map((id) => old.get(id)!),
+  ]);
+  // Only an entity these items name less often than before can have fallen to no items.
+  const namedItems = new Map<string, number>();
+  for (const [key, { items: n }] of named) {
+    const id = entityId.get(key);
+    if (id !== undefined) namedItems.set(id, n);
   }
-  const fell = moved.filter(([, d]) => d < 0).map(([id]) => id);
+  const fell = ids.filter((id) => (namedItems.get(id) ?? 0) < old.get(id)!);
   if (fell.length > 0) await tx.query('DELETE FROM entities WHERE id = ANY($1::bigint[]) AND item_count <= 0', [fell]);
 }
