@@ -175,7 +175,7 @@ if (args.dump) {
   )).rows;
   const areas = (await db.query<{ area: string; changes: number }>('SELECT area, changes FROM areas WHERE workspace_id = $1 ORDER BY area', [workspaceId])).rows;
   const terms = (await db.query<{ term: string; area: string; changes: number }>(
-    'SELECT term, area, changes FROM area_terms WHERE workspace_id = $1 ORDER BY term, area',
+    'SELECT term, u.area, u.changes FROM area_term_lists, unnest(areas, changes) AS u(area, changes) WHERE workspace_id = $1 ORDER BY term, u.area',
     [workspaceId],
   )).rows;
   writeFileSync(args.dump, JSON.stringify({ clusters, members, areas, terms }));

@@ -59,9 +59,9 @@ describe('Db.writeCount after the schema is known', () => {
   // A search snapshot of people's items must not be read again because an expertise or re-cluster pass
   // deleted rows of tables it is not read from.
   it('counts a delete for the tables it may reach: the table and what cascades from it', async () => {
-    const before = { areaTerms: db.writeCount(['area_terms']), members: db.writeCount(['cluster_members']), roles: db.writeCount(['item_actors', 'items']) };
-    await db.query('DELETE FROM area_terms WHERE workspace_id = $1', ['ws_none']);
-    expect(db.writeCount(['area_terms'])).not.toBe(before.areaTerms);
+    const before = { areaTerms: db.writeCount(['area_term_lists']), members: db.writeCount(['cluster_members']), roles: db.writeCount(['item_actors', 'items']) };
+    await db.query('DELETE FROM area_term_lists WHERE workspace_id = $1', ['ws_none']);
+    expect(db.writeCount(['area_term_lists'])).not.toBe(before.areaTerms);
     expect(db.writeCount(['item_actors', 'items'])).toBe(before.roles);
 
     await db.query('DELETE FROM clusters WHERE id = $1', ['cl_none']); // cluster_members cascade from clusters
@@ -74,8 +74,8 @@ describe('Db.writeCount after the schema is known', () => {
     await db.query('DELETE FROM items WHERE id = $1', ['it_none']); // items' triggers write tombstones and delete children
     expect(db.writeCount(['item_actors'])).not.toBe(roles);
 
-    const areas = db.writeCount(['area_terms']);
+    const areas = db.writeCount(['area_term_lists']);
     await db.query('WITH gone AS (DELETE FROM cluster_members WHERE item_id = $1 RETURNING item_id) SELECT count(*) FROM gone', ['it_none']);
-    expect(db.writeCount(['area_terms'])).not.toBe(areas);
+    expect(db.writeCount(['area_term_lists'])).not.toBe(areas);
   });
 });

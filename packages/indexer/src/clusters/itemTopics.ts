@@ -11,7 +11,7 @@ export const countItems = (db: Queryable, workspaceId: string): Promise<number> 
  * pipeline). Items without any are absent from the map.
  */
 export const loadTopicalMentions = (db: Queryable, workspaceId: string, itemIds: readonly string[]): Promise<Map<string, EntityRow[]>> =>
-  listItemMentions(db, workspaceId, itemIds, TOPICAL_CATEGORIES) as Promise<Map<string, EntityRow[]>>;
+  listItemMentions(db, itemIds, TOPICAL_CATEGORIES) as Promise<Map<string, EntityRow[]>>;
 
 /** The topical entities of each item, weighted by their IDF in the workspace. Items without any are absent. */
 export async function loadTopicalEntities(db: Queryable, workspaceId: string, itemIds: readonly string[], itemCount: number): Promise<Map<string, TopicalEntity[]>> {

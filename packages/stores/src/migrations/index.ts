@@ -9,6 +9,7 @@ import { m007DropUnusedSearchIndex } from './m007_drop_unused_search_index.js';
 import { m008ExpertiseStale } from './m008_expertise_stale.js';
 import { m009ChildRowsWithoutRowChecks } from './m009_child_rows_without_row_checks.js';
 import { m010EmbeddedPostings } from './m010_embedded_postings.js';
+import { m011AreaTermLists } from './m011_area_term_lists.js';
 
 export interface Migration {
   id: string;
@@ -27,6 +28,7 @@ export const migrations: Migration[] = [
   { id: '008_expertise_stale', sql: m008ExpertiseStale },
   { id: '009_child_rows_without_row_checks', sql: m009ChildRowsWithoutRowChecks },
   { id: '010_embedded_postings', sql: m010EmbeddedPostings },
+  { id: '011_area_term_lists', sql: m011AreaTermLists },
 ];
 
 /**

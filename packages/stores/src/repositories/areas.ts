@@ -80,7 +80,11 @@ export async function writeAreas(db: Queryable, workspaceId: string, generation:
   ]);
 }
 
-/** Adds (term, area, changes) rows to an unpublished generation, in one statement. */
+/**
+ * Adds (term, area, changes) rows to an unpublished generation, in one statement: one row per term with
+ * its areas and counts as two arrays. Every row of a term must come in the same call. One row a (term,
+ * area) pair made the model a few million rows at 100k items (801 MB), written anew by every re-cluster.
+ */
 export async function writeAreaTerms(
   db: Queryable,
   workspaceId: string,
@@ -90,13 +94,11 @@ export async function writeAreaTerms(
   changes: ArrayLike<number>,
 ): Promise<void> {
   if (terms.length === 0) return;
-  await db.query('INSERT INTO area_terms (workspace_id, generation, term, area, changes) SELECT $1, $2, t, a, n FROM unnest($3::text[], $4::text[], $5::int[]) AS x(t, a, n)', [
-    workspaceId,
-    generation,
-    terms,
-    areas,
-    Array.from(changes),
-  ]);
+  await db.query(
+    `INSERT INTO area_term_lists (workspace_id, generation, term, areas, changes)
+     SELECT $1, $2, t, array_agg(a ORDER BY o), array_agg(n ORDER BY o) FROM unnest($3::text[], $4::text[], $5::int[]) WITH ORDINALITY AS x(t, a, n, o) GROUP BY t`,
+    [workspaceId, generation, terms, areas, Array.from(changes)],
+  );
 }
 
 /**
@@ -121,7 +123,7 @@ export async function publishAreaModel(db: Queryable, workspaceId: string, gener
  */
 export async function pruneAreaModels(db: Queryable, workspaceId: string, limit = AREA_SLICE): Promise<number> {
   let deleted = 0;
-  for (const table of ['area_terms', 'areas']) {
+  for (const table of ['area_term_lists', 'areas']) {
     const res = await db.query(
       `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE workspace_id = $1 AND generation < ${LIVE} LIMIT $2))`,
       [workspaceId, limit - deleted],
@@ -144,13 +146,33 @@ export async function replaceAreaModel(db: Queryable, workspaceId: string, model
     await writeAreas(db, workspaceId, generation, slice(model.areaNames, i), slice(model.areaChanges, i));
     await between();
   }
-  for (let i = 0; i < model.termTerms.length; i += AREA_SLICE) {
-    await writeAreaTerms(db, workspaceId, generation, slice(model.termTerms, i), slice(model.termAreas, i), slice(model.termChanges, i));
+  // Slices end where a term does (a term's rows go in one statement), so a slice can pass AREA_SLICE by one term's areas.
+  const rows = termsTogether(model.termTerms);
+  for (let i = 0, end = 0; i < rows.length; i = end) {
+    end = Math.min(i + AREA_SLICE, rows.length);
+    while (end < rows.length && model.termTerms[rows[end]!] === model.termTerms[rows[end - 1]!]) end++;
+    const part = <T>(list: ArrayLike<T>): T[] => rows.slice(i, end).map((r) => list[r]!);
+    await writeAreaTerms(db, workspaceId, generation, part(model.termTerms), part(model.termAreas), part(model.termChanges));
     await between();
   }
   const published = await publishAreaModel(db, workspaceId, generation, model.changes);
   while ((await pruneAreaModels(db, workspaceId)) >= AREA_SLICE) await between();
   return published;
+}
+
+/** Row indices with each term's rows next to each other, in their order: as given when they already are (the model is built sorted by term). */
+function termsTogether(terms: readonly string[]): number[] {
+  const rows = terms.map((_, i) => i);
+  const ended = new Set<string>();
+  for (let i = 1; i < terms.length; i++) {
+    if (terms[i] === terms[i - 1]) continue;
+    ended.add(terms[i - 1]!);
+    if (!ended.has(terms[i]!)) continue;
+    const byTerm = new Map<string, number[]>();
+    rows.forEach((r) => (byTerm.get(terms[r]!) ?? byTerm.set(terms[r]!, []).get(terms[r]!)!).push(r));
+    return [...byTerm.values()].flat();
+  }
+  return rows;
 }
 
 /** Which build of a workspace's area model is current, and how many changes it counted; null before the first. */
@@ -174,11 +196,14 @@ export async function getAreaSizes(db: Queryable, workspaceId: string, areas: re
 export async function getTermAreas(db: Queryable, workspaceId: string, terms: readonly string[]): Promise<Map<string, Map<string, number>>> {
   const out = new Map<string, Map<string, number>>(terms.map((t) => [t, new Map()]));
   if (terms.length === 0) return out;
-  const res = await db.query<{ term: string; area: string; changes: number }>(
-    `SELECT term, area, changes FROM area_terms WHERE workspace_id = $1 AND generation = ${LIVE} AND term = ANY($2::text[])`,
+  const res = await db.query<{ term: string; areas: string[]; changes: number[] }>(
+    `SELECT term, areas, changes FROM area_term_lists WHERE workspace_id = $1 AND generation = ${LIVE} AND term = ANY($2::text[])`,
     [workspaceId, [...new Set(terms)]],
   );
-  for (const r of res.rows) out.get(r.term)?.set(r.area, Number(r.changes));
+  for (const r of res.rows) {
+    const byArea = out.get(r.term);
+    if (byArea) r.areas.forEach((area, i) => byArea.set(area, Number(r.changes[i])));
+  }
   return out;
 }
 

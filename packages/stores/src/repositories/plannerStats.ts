@@ -28,4 +28,4 @@ export async function refreshPlannerStatsByTable(db: Db, between: () => Promise<
 }
 
 /** The tables a re-cluster rewrites wholesale or stages through: vacuumed after it on the embedded database. */
-export const RECLUSTER_REWRITTEN_TABLES = ['areas', 'area_terms', 'cluster_stage', 'cluster_member_stage', 'clusters', 'cluster_members'] as const;
+export const RECLUSTER_REWRITTEN_TABLES = ['areas', 'area_term_lists', 'cluster_stage', 'cluster_member_stage', 'clusters', 'cluster_members'] as const;
