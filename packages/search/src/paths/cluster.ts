@@ -20,6 +20,8 @@ const toUnit = (v: readonly number[]): Float64Array => {
 };
 
 const TTL_MS = 60_000;
+/** Centroids a reload reads per statement. */
+const CENTROID_PAGE = 256;
 
 /**
  * A workspace's unit centroids as the rows of one contiguous matrix (rows of differing lengths padded
@@ -120,8 +122,11 @@ export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs?
     const previous = known.get(workspaceId) ?? new Map<string, { version: string; centroid: Centroid }>();
     const versions = await clusterCentroidVersions(db, workspaceId);
     const moved = versions.filter((v) => previous.get(v.id)?.version !== v.version).map((v) => v.id);
-    // Each centroid is read with its own version, so one written meanwhile is read again next time.
-    const fresh = new Map((await clusterCentroidsById(db, moved)).map((c) => [c.id, c]));
+    // Each centroid is read with its own version, so one written meanwhile is read again next time. After a
+    // re-cluster every centroid has moved: read in pages, so no one reply (thousands of centroids) holds
+    // this thread while it is decoded.
+    const fresh = new Map<string, { id: string; version: string; vector: number[] }>();
+    for (let i = 0; i < moved.length; i += CENTROID_PAGE) for (const c of await clusterCentroidsById(db, moved.slice(i, i + CENTROID_PAGE))) fresh.set(c.id, c);
     const next = new Map<string, { version: string; centroid: Centroid }>();
     for (const v of versions) {
       const read = fresh.get(v.id);
