@@ -19,5 +19,6 @@ export const BENCHMARKS: Record<string, { script: string; about: string }> = {
   'tune-fusion': { script: './tune-fusion.ts', about: 'tune the fusion weights' },
   ingest: { script: './ingest.ts', about: "indexing throughput in-process on PGlite (fake OpenAI server and the offline encoder, batches of 1 and the default)" },
   'health-under-load': { script: './health-under-load.ts', about: '/healthz latency while 16 clients search a running Engram' },
+  'vector-writes': { script: './vector-writes.ts', about: 'storing embeddings on PGlite: the vectors table, and the embedding cache as JSON against float4 bytes' },
   'recluster-stall': { script: './recluster-stall.ts', about: "what the cluster.recluster job costs the rest of its process (event-loop delay, a query's latency)" },
 };

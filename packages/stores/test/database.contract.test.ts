@@ -4,6 +4,7 @@ import {
   advanceSyncCursor,
   createApiKey,
   createConnection,
+  createEmbeddingCacheStore,
   createSecretBox,
   getConnectionWithSecrets,
   getStagedEvent,
@@ -207,6 +208,25 @@ describe('migration 003: an index built before postings', () => {
       // Migration 010: the embedded database keeps no postings, so an older index's rows go.
       expect(await migrate(db)).toContain('010_embedded_postings');
       expect((await db.query('SELECT 1 FROM postings')).rows).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('migration 012: the embedding cache as float4 bytes', () => {
+  it('converts cached JSON vectors to the float32 values the new cache reads back, and writes new ones as bytes', async () => {
+    const db = await openDatabase('pglite://memory');
+    try {
+      await migrate(db, migrations.filter((m) => m.id < '012'));
+      await db.query(`INSERT INTO embedding_cache (model, content_hash, vector) VALUES ('m', 'old', '[0.1, -2.5, 3e-8, 0]'::jsonb)`);
+      expect(await migrate(db)).toEqual(['012_embedding_cache_bytes']);
+      const cache = createEmbeddingCacheStore(db);
+      await cache.put('m', [{ hash: 'new', vector: [1 / 3, -0.25] }]);
+      const got = await cache.get('m', ['old', 'new', 'absent']);
+      expect(got.get('old')).toEqual([Math.fround(0.1), -2.5, Math.fround(3e-8), 0]);
+      expect(got.get('new')).toEqual([Math.fround(1 / 3), -0.25]);
+      expect(got.has('absent')).toBe(false);
     } finally {
       await db.close();
     }

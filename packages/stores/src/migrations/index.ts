@@ -10,6 +10,7 @@ import { m008ExpertiseStale } from './m008_expertise_stale.js';
 import { m009ChildRowsWithoutRowChecks } from './m009_child_rows_without_row_checks.js';
 import { m010EmbeddedPostings } from './m010_embedded_postings.js';
 import { m011AreaTermLists } from './m011_area_term_lists.js';
+import { m012EmbeddingCacheBytes } from './m012_embedding_cache_bytes.js';
 
 export interface Migration {
   id: string;
@@ -29,6 +30,7 @@ export const migrations: Migration[] = [
   { id: '009_child_rows_without_row_checks', sql: m009ChildRowsWithoutRowChecks },
   { id: '010_embedded_postings', sql: m010EmbeddedPostings },
   { id: '011_area_term_lists', sql: m011AreaTermLists },
+  { id: '012_embedding_cache_bytes', sql: m012EmbeddingCacheBytes },
 ];
 
 /**

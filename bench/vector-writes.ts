@@ -1,0 +1,49 @@
+/**
+ * `npm run bench -- vector-writes [--batches 30] [--dims 512]`: what storing an import's embeddings costs
+ * the embedded database, in one process on PGlite: batches of 128 vectors into a vectors table (pgvector
+ * literals, as the store writes them) and into the embedding cache, as a JSON array (before migration
+ * 012) and as float4 bytes. Prints ms per batch and the cache's ratio.
+ */
+import { parseArgs } from 'node:util';
+import { loadavg } from 'node:os';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { float4Bytes, paramArray } from '../packages/stores/src/vector/binary.js';
+
+const { values: args } = parseArgs({ options: { batches: { type: 'string', default: '30' }, dims: { type: 'string', default: '512' } } });
+const batches = Number(args.batches);
+const dims = Number(args.dims);
+const db = await PGlite.create({ extensions: { vector } });
+await db.exec(`CREATE EXTENSION IF NOT EXISTS vector;
+  CREATE TABLE v (id text PRIMARY KEY, embedding vector(${dims}) NOT NULL);
+  CREATE TABLE c_json (hash text PRIMARY KEY, vector jsonb NOT NULL); CREATE TABLE c_bytes (hash text PRIMARY KEY, vector bytea NOT NULL);`);
+let seed = 7;
+const random = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647;
+// float32 values, as an encoder gives them
+const batch = (b: number) => Array.from({ length: 128 }, (_, i) => ({ id: `c${b}_${i}_${Math.floor(random() * 1e9)}`, v: Array.from({ length: dims }, () => Math.fround(random() - 0.5)) }));
+const data = Array.from({ length: batches }, (_, b) => batch(b));
+
+async function time(write: (rows: { id: string; v: number[] }[]) => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  for (const rows of data) await write(rows);
+  return (performance.now() - started) / batches;
+}
+const vectors = await time((rows) =>
+  db.query('INSERT INTO v (id, embedding) SELECT r.id, r.e::vector FROM jsonb_to_recordset($1::jsonb) AS r(id text, e text)', [
+    JSON.stringify(rows.map((r) => ({ id: r.id, e: `[${r.v.join(',')}]` }))),
+  ]),
+);
+const json = await time((rows) =>
+  db.query('INSERT INTO c_json (hash, vector) SELECT r.hash, r.vector FROM jsonb_to_recordset($1::jsonb) AS r(hash text, vector jsonb)', [JSON.stringify(rows.map((r) => ({ hash: r.id, vector: r.v })))]),
+);
+const bytes = await time((rows) =>
+  db.query(`INSERT INTO c_bytes (hash, vector) SELECT h.hash, v.vector FROM unnest($1::text[]) WITH ORDINALITY AS h(hash, i) JOIN unnest(${paramArray(2, rows.length, 'bytea')}) WITH ORDINALITY AS v(vector, i) ON v.i = h.i`, [
+    rows.map((r) => r.id),
+    ...rows.map((r) => float4Bytes(r.v)),
+  ]),
+);
+await db.close();
+const f = (n: number) => n.toFixed(1);
+console.log(`${batches} batches of 128 x ${dims} on PGlite, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(`vectors table: ${f(vectors)} ms/batch`);
+console.log(`embedding cache: JSON ${f(json)} ms/batch, float4 bytes ${f(bytes)} ms/batch (${(json / bytes).toFixed(2)}x)`);
