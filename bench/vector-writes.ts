@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { float4Bytes, paramArray } from '../packages/stores/src/vector/binary.js';
+import { float4Bytes, float4Hex, paramArray } from '../packages/stores/src/vector/binary.js';
 
 const { values: args } = parseArgs({ options: { batches: { type: 'string', default: '30' }, dims: { type: 'string', default: '512' } } });
 const batches = Number(args.batches);
@@ -16,7 +16,7 @@ const dims = Number(args.dims);
 const db = await PGlite.create({ extensions: { vector } });
 await db.exec(`CREATE EXTENSION IF NOT EXISTS vector;
   CREATE TABLE v (id text PRIMARY KEY, embedding vector(${dims}) NOT NULL);
-  CREATE TABLE c_json (hash text PRIMARY KEY, vector jsonb NOT NULL); CREATE TABLE c_bytes (hash text PRIMARY KEY, vector bytea NOT NULL);`);
+  CREATE TABLE c_json (hash text PRIMARY KEY, vector jsonb NOT NULL); CREATE TABLE c_bytes (hash text PRIMARY KEY, vector bytea NOT NULL); CREATE TABLE c_hex (hash text PRIMARY KEY, vector bytea NOT NULL);`);
 let seed = 7;
 const random = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647;
 // float32 values, as an encoder gives them
@@ -42,8 +42,15 @@ const bytes = await time((rows) =>
     ...rows.map((r) => float4Bytes(r.v)),
   ]),
 );
+const hex = await time((rows) =>
+  db.query(`INSERT INTO c_hex (hash, vector) SELECT h.hash, decode(v.hex, 'hex') FROM unnest($1::text[]) WITH ORDINALITY AS h(hash, i) JOIN unnest(${paramArray(2, rows.length, 'text')}) WITH ORDINALITY AS v(hex, i) ON v.i = h.i`, [
+    rows.map((r) => r.id),
+    ...rows.map((r) => float4Hex(r.v)),
+  ]),
+);
+const equal = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM c_bytes b JOIN c_hex h USING (hash) WHERE b.vector = h.vector');
 await db.close();
 const f = (n: number) => n.toFixed(1);
 console.log(`${batches} batches of 128 x ${dims} on PGlite, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 console.log(`vectors table: ${f(vectors)} ms/batch`);
-console.log(`embedding cache: JSON ${f(json)} ms/batch, float4 bytes ${f(bytes)} ms/batch (${(json / bytes).toFixed(2)}x)`);
+console.log(`embedding cache: JSON ${f(json)} ms/batch, float4 bytes as bytea parameters ${f(bytes)} (${(json / bytes).toFixed(2)}x), as hex text ${f(hex)} (${(json / hex).toFixed(2)}x); equal rows ${equal.rows[0]!.n} of ${batches * 128}`);

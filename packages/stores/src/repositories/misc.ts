@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../db.js';
-import { float4Bytes, fromFloat4Bytes, paramArray } from '../vector/binary.js';
+import { float4Hex, fromFloat4Hex, paramArray } from '../vector/binary.js';
 
 /** Records a webhook delivery; false when this delivery id was seen before (a redelivery). */
 export async function recordWebhookDelivery(
@@ -48,24 +48,24 @@ const CACHE_PUT_SLICE = 1_000;
 /** Postgres-backed embedding cache keyed by (model, content hash): a re-index or a second workspace pays once. */
 export function createEmbeddingCacheStore(db: Queryable) {
   return {
+    /** Vectors travel as hex text (`float4Hex`): both drivers' own bytea codecs went byte by byte in JavaScript. */
     async get(model: string, hashes: string[]): Promise<Map<string, number[]>> {
       if (hashes.length === 0) return new Map();
-      const res = await db.query<{ content_hash: string; vector: Uint8Array }>(
-        'SELECT content_hash, vector FROM embedding_cache WHERE model = $1 AND content_hash = ANY($2::text[])',
+      const res = await db.query<{ content_hash: string; vector: string }>(
+        "SELECT content_hash, encode(vector, 'hex') AS vector FROM embedding_cache WHERE model = $1 AND content_hash = ANY($2::text[])",
         [model, hashes],
       );
-      return new Map(res.rows.map((r) => [r.content_hash, fromFloat4Bytes(r.vector)]));
+      return new Map(res.rows.map((r) => [r.content_hash, fromFloat4Hex(r.vector)]));
     },
-    /** Each vector goes as a binary parameter (`vector/binary.ts`), matched to its hash by position. */
     async put(model: string, entries: { hash: string; vector: number[] }[]): Promise<void> {
       for (let at = 0; at < entries.length; at += CACHE_PUT_SLICE) {
         const slice = entries.slice(at, at + CACHE_PUT_SLICE);
         await db.query(
           `INSERT INTO embedding_cache (model, content_hash, vector)
-           SELECT $1, h.hash, v.vector FROM unnest($2::text[]) WITH ORDINALITY AS h(hash, i)
-           JOIN unnest(${paramArray(3, slice.length, 'bytea')}) WITH ORDINALITY AS v(vector, i) ON v.i = h.i
+           SELECT $1, h.hash, decode(v.hex, 'hex') FROM unnest($2::text[]) WITH ORDINALITY AS h(hash, i)
+           JOIN unnest(${paramArray(3, slice.length, 'text')}) WITH ORDINALITY AS v(hex, i) ON v.i = h.i
            ON CONFLICT DO NOTHING`,
-          [model, slice.map((e) => e.hash), ...slice.map((e) => float4Bytes(e.vector))],
+          [model, slice.map((e) => e.hash), ...slice.map((e) => float4Hex(e.vector))],
         );
       }
     },
