@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { float4Bytes, float4Hex, paramArray } from '../packages/stores/src/vector/binary.js';
+import { float4Bytes, float4Hex, paramArray } from '@engram/stores';
 
 const { values: args } = parseArgs({ options: { batches: { type: 'string', default: '30' }, dims: { type: 'string', default: '512' } } });
 const batches = Number(args.batches);
