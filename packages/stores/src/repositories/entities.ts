@@ -55,6 +55,8 @@ export async function replaceItemsEntities(tx: Queryable, workspaceId: string, i
   }
   const list = [...named.values()].sort((a, b) => (a.entity.category + a.entity.key < b.entity.category + b.entity.key ? -1 : 1));
   const entityId = new Map<string, string>();
+  /** Items of this call naming each entity, by entity id. */
+  const namedItems = new Map<string, number>();
   if (list.length > 0) {
     const res = await tx.query<{ id: string; category: string; key: string }>(
       `INSERT INTO entities (workspace_id, category, key, item_count)
@@ -63,7 +65,11 @@ export async function replaceItemsEntities(tx: Queryable, workspaceId: string, i
        RETURNING id, category, key`,
       [workspaceId, list.map((e) => e.entity.category), list.map((e) => e.entity.key), list.map((e) => e.items)],
     );
-    for (const r of res.rows) entityId.set(`${r.category}\u0000${r.key}`, String(r.id));
+    for (const r of res.rows) {
+      const key = `${r.category}\u0000${r.key}`;
+      entityId.set(key, String(r.id));
+      namedItems.set(String(r.id), named.get(key)!.items);
+    }
   }
   const before = await tx.query<{ entity_id: string }>('DELETE FROM entity_mentions WHERE item_id = ANY($1::text[]) RETURNING entity_id', [itemIds]);
   const mentionItems: string[] = [];
@@ -94,11 +100,6 @@ export async function replaceItemsEntities(tx: Queryable, workspaceId: string, i
     ids.map((id) => old.get(id)!),
   ]);
   // Only an entity these items name less often than before can have fallen to no items.
-  const namedItems = new Map<string, number>();
-  for (const [key, { items: n }] of named) {
-    const id = entityId.get(key);
-    if (id !== undefined) namedItems.set(id, n);
-  }
   const fell = ids.filter((id) => (namedItems.get(id) ?? 0) < old.get(id)!);
   if (fell.length > 0) await tx.query('DELETE FROM entities WHERE id = ANY($1::bigint[]) AND item_count <= 0', [fell]);
 }

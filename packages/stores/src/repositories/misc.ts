@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../db.js';
-import { float4Hex, fromFloat4Hex, paramArray } from '../vector/binary.js';
+import { float4Hex, fromFloat4Hex } from '../vector/binary.js';
 
 /** Records a webhook delivery; false when this delivery id was seen before (a redelivery). */
 export async function recordWebhookDelivery(
@@ -42,9 +42,6 @@ export async function putSetting(db: Queryable, key: string, value: unknown): Pr
   await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = $2', [key, JSON.stringify(value)]);
 }
 
-/** Vectors the embedding cache writes per statement. */
-const CACHE_PUT_SLICE = 1_000;
-
 /** Postgres-backed embedding cache keyed by (model, content hash): a re-index or a second workspace pays once. */
 export function createEmbeddingCacheStore(db: Queryable) {
   return {
@@ -58,16 +55,12 @@ export function createEmbeddingCacheStore(db: Queryable) {
       return new Map(res.rows.map((r) => [r.content_hash, fromFloat4Hex(r.vector)]));
     },
     async put(model: string, entries: { hash: string; vector: number[] }[]): Promise<void> {
-      for (let at = 0; at < entries.length; at += CACHE_PUT_SLICE) {
-        const slice = entries.slice(at, at + CACHE_PUT_SLICE);
-        await db.query(
-          `INSERT INTO embedding_cache (model, content_hash, vector)
-           SELECT $1, h.hash, decode(v.hex, 'hex') FROM unnest($2::text[]) WITH ORDINALITY AS h(hash, i)
-           JOIN unnest(${paramArray(3, slice.length, 'text')}) WITH ORDINALITY AS v(hex, i) ON v.i = h.i
-           ON CONFLICT DO NOTHING`,
-          [model, slice.map((e) => e.hash), ...slice.map((e) => float4Hex(e.vector))],
-        );
-      }
+      if (entries.length === 0) return;
+      await db.query(
+        `INSERT INTO embedding_cache (model, content_hash, vector)
+         SELECT $1, r.hash, decode(r.hex, 'hex') FROM unnest($2::text[], $3::text[]) AS r(hash, hex) ON CONFLICT DO NOTHING`,
+        [model, entries.map((e) => e.hash), entries.map((e) => float4Hex(e.vector))],
+      );
     },
   };
 }
