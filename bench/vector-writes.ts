@@ -1,14 +1,15 @@
 /**
  * `npm run bench -- vector-writes [--batches 30] [--dims 512]`: what storing an import's embeddings costs
  * the embedded database, in one process on PGlite: batches of 128 vectors into a vectors table (pgvector
- * literals, as the store writes them) and into the embedding cache, as a JSON array (before migration
- * 012) and as float4 bytes. Prints ms per batch and the cache's ratio.
+ * literals), into the embedding cache as a JSON array (before migration 012) and as float4 bytes, and
+ * through the vector store's `upsert` with its filter columns, as pgvector literals in JSON (a Postgres
+ * server's path) and by binary COPY (PGlite's). Prints ms per batch and the ratios.
  */
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { float4Bytes, float4Hex } from '@engram/stores';
+import { createPgVectorStore, float4Bytes, float4Hex, openDatabase, type Db, type VectorRecord } from '@engram/stores';
 
 const { values: args } = parseArgs({ options: { batches: { type: 'string', default: '30' }, dims: { type: 'string', default: '512' } } });
 const batches = Number(args.batches);
@@ -45,9 +46,21 @@ const bytes = await time((rows) =>
 const hex = await time((rows) =>
   db.query(`INSERT INTO c_hex (hash, vector) SELECT r.hash, decode(r.hex, 'hex') FROM unnest($1::text[], $2::text[]) AS r(hash, hex)`, [rows.map((r) => r.id), rows.map((r) => float4Hex(r.v))]),
 );
+// The store's upsert both ways, into one table (ids distinct per path).
+const storeDb = await openDatabase('pglite://memory');
+const withoutCopy: Db = { ...storeDb };
+delete withoutCopy.copyFrom;
+const stores = { copy: await createPgVectorStore(storeDb), literal: await createPgVectorStore(withoutCopy) };
+for (const store of Object.values(stores)) await store.ensureCollection({ model: 'vector-writes', dimensions: dims });
+const records = (path: string, rows: { id: string; v: number[] }[]): VectorRecord[] =>
+  rows.map((r, i) => ({ id: `${path}:${r.id}`, itemId: `${path}:${r.id}`, workspaceId: 'ws', vector: r.v, source: 'github', type: 'pull_request', occurredAt: new Date(1.6e12 + i * 6e7).toISOString(), actorNames: ['alice', 'bob'] }));
+const storeLiteral = await time((rows) => stores.literal.upsert(records('literal', rows)));
+const storeCopy = await time((rows) => stores.copy.upsert(records('copy', rows)));
+await storeDb.close();
 const equal = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM c_bytes b JOIN c_hex h USING (hash) WHERE b.vector = h.vector');
 await db.close();
 const f = (n: number) => n.toFixed(1);
 console.log(`${batches} batches of 128 x ${dims} on PGlite, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 console.log(`vectors table: ${f(vectors)} ms/batch`);
+console.log(`vector store upsert (with filter columns): pgvector literals in JSON ${f(storeLiteral)} ms/batch, binary COPY ${f(storeCopy)} (${(storeLiteral / storeCopy).toFixed(2)}x)`);
 console.log(`embedding cache: JSON ${f(json)} ms/batch, float4 bytes as bytea parameters ${f(bytes)} (${(json / bytes).toFixed(2)}x), as a text[] of hex (the store's form) ${f(hex)} (${(json / hex).toFixed(2)}x); equal rows ${equal.rows[0]!.n} of ${batches * 128}`);

@@ -3,7 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { lockDataDir } from './pglite/dirLock.js';
 import { openPglite } from './pglite/open.js';
 import { startPgliteThread, type PgliteThread } from './pglite/thread.js';
-import { readDeleteReach, writtenTables, type DeleteReach, type Queryable } from './queryable.js';
+import { copyFromSql, readDeleteReach, writtenTables, type DeleteReach, type Queryable } from './queryable.js';
 
 export type { QueryResult, Queryable } from './queryable.js';
 export { readDeleteReach, writtenTables, type DeleteReach } from './queryable.js';
@@ -114,13 +114,22 @@ function writeCounter() {
     /** A transaction: `fn` gets a handle that notes its statements' tables, counted when it has finished. */
     async transaction<T>(run: (record: (tx: Queryable) => Queryable) => Promise<T>): Promise<T> {
       let tables: Set<string> | null = new Set();
+      const note = (sql: string): void => {
+        const written = tablesOf(sql);
+        if (written === null) tables = null;
+        else for (const t of written) tables?.add(t);
+      };
       const record = (tx: Queryable): Queryable => ({
         query: (sql, params) => {
-          const written = tablesOf(sql);
-          if (written === null) tables = null;
-          else for (const t of written) tables?.add(t);
+          note(sql);
           return tx.query(sql, params);
         },
+        ...(tx.copyFrom && {
+          copyFrom: (table: string, columns: readonly string[], rows: Uint8Array) => {
+            note(copyFromSql(table, columns));
+            return tx.copyFrom!(table, columns, rows);
+          },
+        }),
       });
       try {
         return await run(record);
@@ -138,12 +147,17 @@ async function openPgliteHere(dir: string): Promise<PgliteThread> {
     const res = await target.query<R>(sql, params as unknown[]);
     return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
   };
+  const copy = async (target: Pick<PGlite, 'query'>, table: string, columns: readonly string[], rows: Uint8Array) => {
+    await target.query(copyFromSql(table, columns), [], { blob: new Blob([rows]) });
+  };
   return {
     query: (sql, params) => query(lite, sql, params),
+    copyFrom: (table, columns, rows) => copy(lite, table, columns, rows),
     exec: async (sql) => {
       await lite.exec(sql);
     },
-    transaction: (fn) => lite.transaction((tx) => fn({ query: (sql, params = []) => query(tx, sql, params) })),
+    transaction: (fn) =>
+      lite.transaction((tx) => fn({ query: (sql, params = []) => query(tx, sql, params), copyFrom: (table, columns, rows) => copy(tx, table, columns, rows) })),
     close: () => lite.close(),
   };
 }
@@ -158,6 +172,7 @@ function pgliteDb(pglite: PgliteThread): Db {
   const db: Db = {
     kind: 'pglite',
     query: <R>(sql: string, params: readonly unknown[] = []) => writes.statement(sql, pglite.query<R>(sql, params)),
+    copyFrom: (table, columns, rows) => writes.statement(copyFromSql(table, columns), pglite.copyFrom(table, columns, rows)),
     exec: (sql) => writes.statement(null, pglite.exec(sql)),
     transaction: (fn) => writes.transaction((record) => pglite.transaction((tx) => fn(record(tx)))),
     hasVectorExtension: async () => true,

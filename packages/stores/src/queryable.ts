@@ -6,12 +6,20 @@ export interface QueryResult<R> {
 /** What every repository needs: parameterised queries ($1, $2 ...) and transactions. */
 export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  /**
+   * Loads rows in COPY's binary format (`CopyBinaryRows`) into `table`'s `columns`, where the database
+   * reads them straight from this process (PGlite). Absent elsewhere: write the same rows with `query`.
+   */
+  copyFrom?(table: string, columns: readonly string[], rows: Uint8Array): Promise<void>;
 }
+
+/** The statement `Queryable.copyFrom` runs on PGlite (which reads the rows from its `/dev/blob`). */
+export const copyFromSql = (table: string, columns: readonly string[]): string => `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT binary)`;
 
 /** Whether a statement only reads (a plain SELECT); anything else may write. */
 export const isReadOnlySql = (sql: string): boolean => /^\s*SELECT\b/i.test(sql);
 
-const WRITE_TARGET = /\b(?:INSERT\s+INTO|UPDATE|MERGE\s+INTO)\s+(?:ONLY\s+)?(?:public\.)?"?([a-z_][a-z0-9_]*)"?/gi;
+const WRITE_TARGET = /\b(?:INSERT\s+INTO|UPDATE|MERGE\s+INTO|COPY)\s+(?:ONLY\s+)?(?:public\.)?"?([a-z_][a-z0-9_]*)"?/gi;
 /** A delete may cascade to other tables (foreign keys, the items tombstone trigger). */
 const DELETES = /\b(?:DELETE\s+FROM|TRUNCATE)\b/i;
 const CHANGES_NO_ROWS = /^\s*(?:ANALYZE|VACUUM|SET|RESET|SHOW|SAVEPOINT|RELEASE|ROLLBACK|BEGIN|COMMIT|SELECT)\b/i;
@@ -33,7 +41,7 @@ export function writtenTables(sql: string, deleteReach?: DeleteReach): readonly 
     return one && !WRITES_MORE.test(sql) && sql.match(/\bDELETE\b/gi)!.length === 1 ? (deleteReach?.get(one[1]!.toLowerCase()) ?? null) : null;
   }
   const found = [...sql.matchAll(WRITE_TARGET)].map((m) => m[1]!.toLowerCase());
-  return found.length > 0 && /^\s*(?:INSERT|UPDATE|MERGE|WITH)\b/i.test(sql) ? [...new Set(found)] : null;
+  return found.length > 0 && /^\s*(?:INSERT|UPDATE|MERGE|WITH|COPY)\b/i.test(sql) ? [...new Set(found)] : null;
 }
 
 /**

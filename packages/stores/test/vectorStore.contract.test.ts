@@ -209,3 +209,77 @@ describe('pgvector on PGlite: no HNSW index while the memory index serves search
     expect(after).toHaveLength(5);
   });
 });
+
+describe.each([
+  { name: 'in process', pgliteThread: false },
+  { name: 'on its thread', pgliteThread: true },
+])('pgvector on PGlite $name: rows loaded by binary COPY are the rows the SQL path writes', ({ pgliteThread }) => {
+  const D = 12;
+  let db: Db;
+  let copied: PgVectorStore;
+  let literal: PgVectorStore;
+  // float32 values, as an encoder gives them: both paths store them exactly
+  const vector = (i: number): number[] => Array.from({ length: D }, (_, j) => Math.fround(Math.sin(i * 3.1 + j) / (j + 1)));
+  const record = (ws: string, i: number, actorNames: string[], vectorOf = i) => ({
+    id: i % 2 === 0 ? `${ws}:obs_ü${i}` : `${ws}:obs_ü${i - 1}#1`,
+    itemId: `${ws}:obs_ü${i - (i % 2)}`,
+    workspaceId: ws,
+    vector: vector(vectorOf),
+    source: 'github',
+    type: 'pull_request',
+    occurredAt: new Date(Date.UTC(2025, i % 12, 3, 4, 5, 6, 789)).toISOString(),
+    actorNames,
+  });
+  const names = [[], ['alice'], ['bob "the builder"', 'c\\d', 'e,f', '{g}', 'NULL', 'Zoë 🚀', '']];
+  // ids are unique across workspaces: each workspace's rows without its prefix
+  const rows = async (ws: string) =>
+    (
+      await db.query<{ id: string; item_id: string; source: string; type: string; occurred_at: unknown; actor_names: string[]; embedding: string }>(
+        `SELECT id, item_id, source, type, occurred_at, actor_names, embedding::text AS embedding FROM vectors_copy_test_12 WHERE workspace_id = $1 ORDER BY id`,
+        [ws],
+      )
+    ).rows.map((r) => ({ ...r, id: r.id.slice(ws.length + 1), item_id: r.item_id.slice(ws.length + 1) }));
+
+  beforeAll(async () => {
+    db = await openDatabase('pglite://memory', { pgliteThread });
+    expect(db.copyFrom).toBeTypeOf('function');
+    copied = await createPgVectorStore(db);
+    const withoutCopy: Db = { ...db };
+    delete withoutCopy.copyFrom;
+    literal = await createPgVectorStore(withoutCopy);
+    await copied.ensureCollection({ model: 'copy-test', dimensions: D });
+    await literal.ensureCollection({ model: 'copy-test', dimensions: D });
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('writes text, arrays and vectors byte for byte as the literal path does, and updates on conflict', async () => {
+    for (const [store, ws] of [
+      [copied, 'ws_copy'],
+      [literal, 'ws_literal'],
+    ] as const) {
+      await store.upsert(Array.from({ length: 9 }, (_, i) => record(ws, i, names[i % names.length]!)));
+      // the same ids again, with new vectors and names: updated in place, not duplicated
+      await store.upsert(Array.from({ length: 4 }, (_, i) => record(ws, i, names[(i + 1) % names.length]!, 100 + i)));
+    }
+    const fromCopy = await rows('ws_copy');
+    expect(fromCopy).toHaveLength(9);
+    expect(fromCopy).toEqual(await rows('ws_literal'));
+    const first = fromCopy.find((r) => r.id === 'obs_ü2')!;
+    expect(first.actor_names).toEqual(names[0]);
+    expect((JSON.parse(first.embedding) as number[]).map(Math.fround)).toEqual(vector(102));
+    expect(fromCopy.find((r) => r.id === 'obs_ü6')!.actor_names).toEqual(names[0]);
+    expect(fromCopy.find((r) => r.id === 'obs_ü8')!.actor_names).toEqual(names[2]);
+    // the mirror saw the same writes: the vector search finds the updated vector first
+    expect((await copied.search(vector(102), { workspaceId: 'ws_copy' }, 1))[0]).toMatchObject({ itemId: 'ws_copy:obs_ü2' });
+  });
+
+  it('leaves nothing behind when a write fails: the staging rows go with the transaction', async () => {
+    const before = await rows('ws_copy');
+    await expect(copied.upsert([{ ...record('ws_copy', 20, ['x']), occurredAt: 'not a date' }])).rejects.toThrow();
+    expect(await rows('ws_copy')).toEqual(before);
+    await copied.upsert([record('ws_copy', 22, ['y'])]);
+    expect((await rows('ws_copy')).map((r) => r.id)).toContain('obs_ü22');
+  });
+});

@@ -8,6 +8,7 @@ describe('writtenTables', () => {
     expect(writtenTables('INSERT INTO items (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id')).toContain('items');
     expect(writtenTables('UPDATE actors a SET item_count = 1 FROM x WHERE a.id = x.id')).toContain('actors');
     expect(writtenTables('WITH moved AS (UPDATE cluster_members SET cluster_id = $1 RETURNING item_id) INSERT INTO log SELECT * FROM moved')).toEqual(expect.arrayContaining(['cluster_members', 'log']));
+    expect(writtenTables("COPY engram_vector_stage (id, embedding) FROM '/dev/blob' WITH (FORMAT binary)")).toEqual(['engram_vector_stage']);
     // A delete may cascade (foreign keys, triggers); DDL may change anything.
     expect(writtenTables('DELETE FROM item_actors WHERE item_id = $1')).toBeNull();
     expect(writtenTables('CREATE TABLE t (id int)')).toBeNull();

@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Worker } from 'node:worker_threads';
-import type { QueryResult, Queryable } from '../queryable.js';
+import { copyFromSql, type QueryResult, type Queryable } from '../queryable.js';
 import { reportWasmBytes, spawnModuleWorker } from '../threads.js';
 import type { PgliteReply, PgliteRequest } from './protocol.js';
 
@@ -47,6 +47,7 @@ export function readCommitted<T>(fn: () => T): T {
 
 export interface PgliteThread {
   query<R>(sql: string, params: readonly unknown[]): Promise<QueryResult<R>>;
+  copyFrom(table: string, columns: readonly string[], rows: Uint8Array): Promise<void>;
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -101,6 +102,9 @@ export async function startPgliteThread(dir: string, options: { logSlowMs?: numb
       worker.postMessage({ ...body, id });
     });
   };
+  /** A COPY's rows go to the thread as a copy of their bytes (the caller keeps its buffer). */
+  const copy = (table: string, columns: readonly string[], rows: Uint8Array, tx?: number) =>
+    ask({ op: 'query', sql: copyFromSql(table, columns), params: [], blob: rows, ...(tx === undefined ? {} : { tx }) });
   const result = <R>(reply: Extract<PgliteReply, { ok: boolean }>): QueryResult<R> => {
     if (!reply.ok) throw toError(reply.error);
     return { rows: (reply.rows ?? []) as R[], rowCount: reply.affectedRows ?? 0 };
@@ -111,6 +115,9 @@ export async function startPgliteThread(dir: string, options: { logSlowMs?: numb
       const store = interactiveContext.getStore();
       return result<R>(await ask({ op: 'query', sql, params: [...params], ...(store ? { interactive: true, ...(store.committedOnly ? {} : { shareTx: true }) } : {}) }));
     },
+    copyFrom: async (table, columns, rows) => {
+      result(await copy(table, columns, rows));
+    },
     exec: async (sql) => {
       result(await ask({ op: 'exec', sql }));
     },
@@ -119,7 +126,12 @@ export async function startPgliteThread(dir: string, options: { logSlowMs?: numb
       const settled = ask({ op: 'begin', tx, ...(interactiveContext.getStore() ? { interactive: true } : {}) });
       let value: T;
       try {
-        value = await fn({ query: async <R>(sql: string, params: readonly unknown[] = []) => result<R>(await ask({ op: 'query', sql, params: [...params], tx })) });
+        value = await fn({
+          query: async <R>(sql: string, params: readonly unknown[] = []) => result<R>(await ask({ op: 'query', sql, params: [...params], tx })),
+          copyFrom: async (table, columns, rows) => {
+            result(await copy(table, columns, rows, tx));
+          },
+        });
       } catch (err) {
         post({ op: 'rollback', tx });
         await settled.catch(() => undefined);

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     try {
       const t0 = performance.now();
       const heapBefore = heapBytes(lite);
-      const res = await target.query(m.sql, m.params);
+      const res = await target.query(m.sql, m.params, m.blob ? { blob: new Blob([m.blob]) } : undefined);
       const sql = m.sql.replace(/\s+/g, ' ').slice(0, 160);
       logIfSlow('slowStatementMs', t0, { rows: res.rows.length, interactive: !!m.interactive, sql });
       // The WebAssembly heap never shrinks: a statement that grew it is what the process's memory holds on to.

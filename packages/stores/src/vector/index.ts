@@ -7,7 +7,7 @@ export * from './types.js';
 export { createPgVectorStore, MEMORY_INDEX_MAX_CHUNKS, type PgVectorOptions, type PgVectorStore } from './pgvector.js';
 export { createQdrantVectorStore } from './qdrant.js';
 export { topInnerProducts } from './memoryIndex.js';
-export { float4Bytes, float4Hex, fromFloat4Hex } from './binary.js';
+export { CopyBinaryRows, float4Bytes, float4Hex, fromFloat4Hex } from './binary.js';
 
 /**
  * Opens the vector store named by VECTOR_URL. `sharedDb` is the system-of-record handle: when the URL
