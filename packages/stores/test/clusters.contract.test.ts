@@ -135,6 +135,28 @@ describe.each(databaseBackends())('cluster and area repositories on $name', ({ u
         [ids[0]!]: [{ category: 'path', key: 'src/a.js', confidence: 1, df: 2 }],
         [ids[1]!]: [{ category: 'path', key: 'src/a.js', confidence: 0.5, df: 2 }],
       });
+      // Each item's mentions in (category, key) order, whatever order they were written in; items naming none of the categories are absent.
+      await db.transaction((tx) =>
+        replaceItemEntities(tx, {
+          workspaceId: ws,
+          itemId: ids[2]!,
+          entities: [
+            { category: 'label', key: 'zeta', confidence: 0.9 },
+            { category: 'path', key: 'src/b.js', confidence: 0.25 },
+            { category: 'path', key: 'src/a.js', confidence: 0.75 },
+            { category: 'label', key: 'alpha', confidence: 1 },
+            { category: 'person', key: 'bob', confidence: 1 },
+          ],
+        }),
+      );
+      const ordered = await listItemMentions(db, ids, ['path', 'label']);
+      expect(ordered.get(ids[2]!)).toEqual([
+        { category: 'label', key: 'alpha', confidence: 1, df: 1 },
+        { category: 'label', key: 'zeta', confidence: 0.9, df: 1 },
+        { category: 'path', key: 'src/a.js', confidence: 0.75, df: 3 },
+        { category: 'path', key: 'src/b.js', confidence: 0.25, df: 1 },
+      ]);
+      expect([...(await listItemMentions(db, ids, ['person'])).keys()].sort()).toEqual([ids[0]!, ids[2]!].sort());
       // An item without a title is named by its snippet's first line.
       expect((await listItemTitles(db, ids.slice(2, 4))).get(ids[3]!)).toEqual({ title: 'first line 4', snippet: 'first line 4\nsecond' });
       expect(await countWorkspaceItems(db, ws)).toBe(5);
