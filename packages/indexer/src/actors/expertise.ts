@@ -121,9 +121,14 @@ export async function refreshExpertise(db: Queryable, workspaceId: string, actor
   const clusters = new Map(
     (await loadClusterKeywordsOfItems(db, itemIds, MIN_TOPIC_CLUSTER)).map((c) => [c.itemId, { keywords: c.keywords, idf: inverseDocumentFrequency(itemCount, c.memberCount) }]),
   );
-  const domainsOf = new Map(itemIds.map((id) => [id, itemDomains(entities.get(id) ?? [], clusters.get(id), itemCount)]));
+  const domainsOf = new Map<string, ItemDomain[]>();
+  for (const [i, id] of itemIds.entries()) {
+    if (i > 0 && i % ITEMS_BETWEEN_YIELDS === 0) await yieldToEventLoop();
+    domainsOf.set(id, itemDomains(entities.get(id) ?? [], clusters.get(id), itemCount));
+  }
 
   const updates: ActorExpertiseUpdate[] = [];
+  let scored = 0;
   for (const actor of actors) {
     const items = involvement.get(actor.id) ?? new Map<string, { weight: number; authored: boolean }>();
     if (actor.flagged || isBot(actor.names)) {
@@ -131,6 +136,11 @@ export async function refreshExpertise(db: Queryable, workspaceId: string, actor
       continue;
     }
     const scores = new Map<string, { entry: ExpertiseEntry; support: number }>();
+    if (scored > ITEMS_BETWEEN_YIELDS) {
+      scored = 0;
+      await yieldToEventLoop();
+    }
+    scored += items.size;
     for (const [itemId, { weight }] of items) {
       const domains = domainsOf.get(itemId) ?? [];
       // An item about twenty areas must not outweigh a few focused ones.
@@ -150,6 +160,15 @@ export async function refreshExpertise(db: Queryable, workspaceId: string, actor
   await saveActorExpertise(db, updates);
   return updates.length;
 }
+
+/**
+ * Items whose domains are worked out (and item roles scored) between two turns of the event loop. A pass
+ * over 200 people's items turned them all into domains in one synchronous run: at 100k items, during an
+ * import, that held the event loop (and `/healthz`) for 2.4 s (`bench/results/scale-2026-11-26-s11.md`,
+ * section 9).
+ */
+const ITEMS_BETWEEN_YIELDS = 500;
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function rank(entries: readonly ExpertiseEntry[]): ExpertiseEntry[] {
   const list = entries.filter((e) => e.score > 0).sort((a, b) => b.score - a.score || a.domain.localeCompare(b.domain));
