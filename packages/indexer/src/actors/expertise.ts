@@ -3,6 +3,7 @@ import { loadActorRoles, loadClusterKeywordsOfItems, loadExpertiseActors, saveAc
 import { titleKeywords } from '../entities/keywords.js';
 import { inverseDocumentFrequency, type TopicalEntity } from '../clusters/features.js';
 import { countItems, loadItemTexts, loadTopicalEntities } from '../clusters/itemTopics.js';
+import { yieldToLoop } from '../clusters/offThread.js';
 import { areaOfPath, canonicalLanguage, displayDomain, topicalKeyword, topicalLabel } from './domains.js';
 
 /**
@@ -123,7 +124,7 @@ export async function refreshExpertise(db: Queryable, workspaceId: string, actor
   );
   const domainsOf = new Map<string, ItemDomain[]>();
   for (const [i, id] of itemIds.entries()) {
-    if (i > 0 && i % ITEMS_BETWEEN_YIELDS === 0) await yieldToEventLoop();
+    if (i > 0 && i % ITEMS_BETWEEN_YIELDS === 0) await yieldToLoop();
     domainsOf.set(id, itemDomains(entities.get(id) ?? [], clusters.get(id), itemCount));
   }
 
@@ -138,7 +139,7 @@ export async function refreshExpertise(db: Queryable, workspaceId: string, actor
     const scores = new Map<string, { entry: ExpertiseEntry; support: number }>();
     if (scored > ITEMS_BETWEEN_YIELDS) {
       scored = 0;
-      await yieldToEventLoop();
+      await yieldToLoop();
     }
     scored += items.size;
     for (const [itemId, { weight }] of items) {
@@ -168,7 +169,6 @@ export async function refreshExpertise(db: Queryable, workspaceId: string, actor
  * section 9).
  */
 const ITEMS_BETWEEN_YIELDS = 500;
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function rank(entries: readonly ExpertiseEntry[]): ExpertiseEntry[] {
   const list = entries.filter((e) => e.score > 0).sort((a, b) => b.score - a.score || a.domain.localeCompare(b.domain));

@@ -95,14 +95,13 @@ async function mentionsByItem(db: Queryable, itemIds: readonly string[], categor
   // The database's order (its collation) ranks the entities; each item's mentions follow it.
   const entityOf = new Map(entities.rows.map((e, rank) => [String(e.id), { rank, category: e.category, key: e.key, df: Number(e.df) }]));
   for (const { itemId, entityIds: ids, confidences } of parsed) {
-    const rows: (MentionRow & { rank: number })[] = [];
-    ids.forEach((id, i) => {
+    const named = ids.flatMap((id, i) => {
       const e = entityOf.get(id);
-      if (e) rows.push({ category: e.category, key: e.key, confidence: Number(confidences[i]), df: e.df, rank: e.rank });
+      return e ? [{ e, confidence: Number(confidences[i]) }] : [];
     });
-    if (rows.length === 0) continue;
-    rows.sort((a, b) => a.rank - b.rank);
-    out.set(itemId, rows.map(({ rank: _, ...row }) => row));
+    if (named.length === 0) continue;
+    named.sort((a, b) => a.e.rank - b.e.rank);
+    out.set(itemId, named.map(({ e, confidence }) => ({ category: e.category, key: e.key, confidence, df: e.df })));
   }
   return out;
 }

@@ -35,7 +35,6 @@ export function fromFloat4Bytes(bytes: Uint8Array): number[] {
   return out;
 }
 
-
 const COPY_SIGNATURE = [0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00];
 const TEXT_OID = 25;
 const utf8 = new TextEncoder();
@@ -53,10 +52,9 @@ export class CopyBinaryRows {
   private at = 0;
 
   constructor() {
-    this.reserve(19);
+    // The signature, then flags and header-extension length: both 0 (the buffer starts zeroed).
     this.buf.set(COPY_SIGNATURE, 0);
-    // flags and header-extension length: both 0
-    this.at = 19;
+    this.at = COPY_SIGNATURE.length + 8;
   }
 
   /** Starts a row of `fields` fields. */
