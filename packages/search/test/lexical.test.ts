@@ -147,7 +147,72 @@ describe('the lexical path keeps its best candidates', () => {
       const all = await lexicalPath(read, { workspaceId: 'ws' }, ['format', 'markdown'], { ...DEFAULT_LEXICAL, candidates: n });
       const expected = [...all.scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, candidates).map(([id]) => id);
       expect([...out.scores.keys()]).toEqual(expected);
-      expect(out.matched).toBe([...Array(n).keys()].filter(admitted).length);
+      for (const id of out.scores.keys()) expect(admitted(ids.indexOf(id))).toBe(true);
+    }
+  });
+
+  it('as scoring every posting would, when common terms are only looked up for the candidates in reach (MaxScore)', async () => {
+    // Five terms from very common to rare, with random per-field frequencies and document lengths, so the
+    // common terms' lists become non-essential once the rare ones fill the cut.
+    let seed = 7;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const n = 20_000;
+    const ids = Array.from({ length: n }, (_, d) => `item_${String(Math.floor(next() * 1e6)).padStart(7, '0')}_${d}`);
+    const lengths = Array.from({ length: n }, () => 1 + Math.floor(next() * 120));
+    const shares: Record<string, number> = { fix: 0.6, format: 0.4, comment: 0.1, jsx: 0.02, attribut: 0.008 };
+    // Now and then a field saturates (255 occurrences), so a term adds close to its bound, idf * (k1 + 1).
+    const tf = () => (next() < 0.7 ? 0 : next() < 0.03 ? 255 : 1 + Math.floor(next() * 3));
+    const lists: PostingList[] = Object.entries(shares).map(([term, share]) => {
+      const docs = [...Array(n).keys()].filter(() => next() < share);
+      const fields = Uint32Array.from(docs, () => {
+        const f = [tf(), 1 + Math.floor(next() * 4), tf(), tf()];
+        return (f[0]! | (f[1]! << 8) | (f[2]! << 16) | (f[3]! << 24)) >>> 0;
+      });
+      return { term, df: docs.length, count: docs.length, docs: Int32Array.from(docs), fields, posStart: new Uint32Array(docs.length + 1), positions: new Uint16Array(0) };
+    });
+    const admitted = (doc: number) => doc % 5 !== 0;
+    const avgLength = lengths.reduce((a, x) => a + x, 0) / n;
+    const read = {
+      postings: async (_filter: unknown, terms: string[]): Promise<PostingsRead> => ({ documents: n, avgLength, lists: lists.filter((l) => terms.includes(l.term)), admits: admitted, itemId: (d) => ids[d]!, docLength: (d) => lengths[d]! }),
+    } as unknown as SearchReadModel;
+    // The reference: BM25F of every admitted document holding a term, written out plainly.
+    const { k1, b, fieldWeights: w } = DEFAULT_LEXICAL;
+    const reference = new Map<number, number>();
+    for (const list of lists) {
+      const idf = Math.log(1 + (n - list.df + 0.5) / (list.df + 0.5));
+      for (let p = 0; p < list.count; p++) {
+        const doc = list.docs[p]!;
+        if (!admitted(doc)) continue;
+        const f = list.fields[p]!;
+        const weighted = (f & 0xff) * w.A + ((f >>> 8) & 0xff) * w.B + ((f >>> 16) & 0xff) * w.C + (f >>> 24) * w.D;
+        const norm = k1 * (1 - b + (b * Math.max(1, lengths[doc]!)) / avgLength);
+        reference.set(doc, (reference.get(doc) ?? 0) + (idf * weighted * (k1 + 1)) / (weighted + norm));
+      }
+    }
+    const ranked = [...reference].sort((x, y) => y[1] - x[1] || (ids[x[0]]! < ids[y[0]]! ? -1 : 1));
+    for (const candidates of [1, 10, 200, 800, 3_000]) {
+      for (const query of [['fix', 'format', 'comment', 'jsx', 'attribut'], ['format', 'jsx'], ['fix', 'comment']]) {
+        const out = await lexicalPath(read, { workspaceId: 'ws' }, query, { ...DEFAULT_LEXICAL, candidates });
+        const expected = query.length === 5 ? ranked : rankBy(lists.filter((l) => query.includes(l.term)));
+        expect([...out.scores.keys()]).toEqual(expected.slice(0, candidates).map(([doc]) => ids[doc]));
+        for (const [doc, score] of expected.slice(0, candidates)) expect(out.signals!.get(ids[doc]!)!.bm25).toBeCloseTo(score, 9);
+      }
+    }
+
+    function rankBy(subset: PostingList[]): [number, number][] {
+      const scores = new Map<number, number>();
+      for (const list of subset) {
+        const idf = Math.log(1 + (n - list.df + 0.5) / (list.df + 0.5));
+        for (let p = 0; p < list.count; p++) {
+          const doc = list.docs[p]!;
+          if (!admitted(doc)) continue;
+          const f = list.fields[p]!;
+          const weighted = (f & 0xff) * w.A + ((f >>> 8) & 0xff) * w.B + ((f >>> 16) & 0xff) * w.C + (f >>> 24) * w.D;
+          const norm = k1 * (1 - b + (b * Math.max(1, lengths[doc]!)) / avgLength);
+          scores.set(doc, (scores.get(doc) ?? 0) + (idf * weighted * (k1 + 1)) / (weighted + norm));
+        }
+      }
+      return [...scores].sort((x, y) => y[1] - x[1] || (ids[x[0]]! < ids[y[0]]! ? -1 : 1));
     }
   });
 });

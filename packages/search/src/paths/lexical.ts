@@ -24,23 +24,30 @@ export const DEFAULT_LEXICAL: LexicalParams = { k1: 1.2, b: 0.75, fieldWeights: 
 const SAFE_TERM = /^[\p{L}\p{N}]+$/u;
 
 /**
- * The lexical path: every item holding a query term (the read model's postings: an in-memory inverted
+ * The lexical path: the items holding a query term (the read model's postings: an in-memory inverted
  * index on the embedded default, the `postings` table otherwise), scored with BM25F from the term's
  * per-field frequencies and the workspace's document frequencies; the best `params.candidates` are
- * returned. The path score is the BM25F score as a fraction of the best score a document could get for
- * this query, so it means the same across queries. `matched` counts every item that holds a term.
+ * returned, exactly as scoring every posting would return them. The path score is the BM25F score as a
+ * fraction of the best score a document could get for this query, so it means the same across queries.
+ *
+ * MaxScore (Turtle & Flood), term at a time: a term adds at most idf * (k1 + 1) to a document's score
+ * (BM25F's saturation stays below 1). Terms are scored from the rarest; once the candidates' cut score
+ * is above what the terms left could add together, no document outside the candidates can reach the cut,
+ * and the common terms' long lists are only searched for the candidates still in reach, instead of
+ * scoring each of their postings.
  */
-export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, terms: string[], params: LexicalParams = DEFAULT_LEXICAL): Promise<PathResult & { matched: number }> {
+export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, terms: string[], params: LexicalParams = DEFAULT_LEXICAL): Promise<PathResult> {
   const started = performance.now();
   const unique = [...new Set(terms.filter((t) => SAFE_TERM.test(t)))];
-  if (unique.length === 0) return { scores: new Map(), ms: 0, matched: 0 };
+  if (unique.length === 0) return { scores: new Map(), ms: 0 };
   const postings = await read.postings(filter, unique);
   const { documents, avgLength } = postings;
   const idf = new Map<string, number>();
   for (const list of postings.lists) if (list.df > 0) idf.set(list.term, Math.log(1 + (documents - list.df + 0.5) / (list.df + 0.5)));
   const present = [...idf.keys()];
-  if (present.length === 0) return { scores: new Map(), ms: performance.now() - started, matched: 0 };
+  if (present.length === 0) return { scores: new Map(), ms: performance.now() - started };
   const { k1, b, fieldWeights } = params;
+  const limit = Math.floor(params.candidates);
   // Term at a time over typed arrays: one score slot per document ordinal (reused across searches: the loop
   // below never awaits), and the list of documents touched. Per-field signals are computed afterwards for
   // the kept documents only, so the work per posting is a few multiply-adds whatever the corpus size.
@@ -52,9 +59,24 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
   let rejectedCount = 0;
   const normOf = (doc: number): number => k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
   const { A, B, C, D } = fieldWeights;
+  const contribution = (termIdf: number, packed: number, doc: number): number => {
+    const weighted = (packed & 0xff) * A + ((packed >>> 8) & 0xff) * B + ((packed >>> 16) & 0xff) * C + (packed >>> 24) * D;
+    return (termIdf * weighted * (k1 + 1)) / (weighted + norm[doc]!);
+  };
+  // Rarest (highest bound) first; `rest` is what the terms not yet scored could add together.
+  const ordered = postings.lists.filter((l) => idf.has(l.term)).sort((x, y) => idf.get(y.term)! - idf.get(x.term)!);
+  let rest = ordered.reduce((sum, l) => sum + idf.get(l.term)! * (k1 + 1), 0);
   try {
-    for (const list of postings.lists) {
-      const termIdf = idf.get(list.term) ?? 0;
+    let next = 0;
+    let cut = -Infinity;
+    for (; next < ordered.length; next++) {
+      if (touchedCount >= limit && limit > 0) {
+        cut = kthLargest(valuesOf(acc, pad.touched, touchedCount), limit);
+        if (cut > rest) break;
+      }
+      const list = ordered[next]!;
+      const termIdf = idf.get(list.term)!;
+      rest -= termIdf * (k1 + 1);
       const { docs, fields } = list;
       for (let p = 0; p < list.count; p++) {
         const doc = docs[p]!;
@@ -76,25 +98,35 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
         acc[doc] = acc[doc]! + (termIdf * weighted * (k1 + 1)) / (weighted + norm[doc]!);
       }
     }
-    const pairs = queryPairs(terms, idf, postings.lists);
+    let kept: ArrayLike<number> = pad.touched.subarray(0, touchedCount);
+    if (next < ordered.length) kept = finishCandidates(ordered.slice(next), idf, pad, touchedCount, cut - rest, contribution);
+    const { lists } = postings;
+    const pairs = queryPairs(terms, idf, lists);
+    // Each list's idf by position (-1: a term the workspace does not hold).
+    const idfOf = Float64Array.from(lists, (l) => idf.get(l.term) ?? -1);
     const idfSum = [...idf.values()].reduce((a, x) => a + x, 0);
     const ideal = idfSum * (k1 + 1);
     const scores = new Map<string, number>();
     const keptSignals = new Map<string, Record<string, number>>();
-    for (const doc of best(acc, pad.touched.subarray(0, touchedCount), Math.floor(params.candidates), postings.itemId)) {
+    const top = best(acc, kept, limit, postings.itemId);
+    // Each kept document's posting in each list, found by one galloping pass per list over the kept
+    // documents in ascending order (not a binary search per document and list).
+    const at = postingsOf(lists, top);
+    for (let r = 0; r < top.length; r++) {
+      const doc = top[r]!;
       const score = acc[doc]!;
       const id = postings.itemId(doc);
       scores.set(id, Math.min(1, score / ideal));
       // One object a kept document, filled in place (800 of them a search).
-      const s = fieldSignals(postings, idf, doc, k1, normOf(doc));
+      const s = fieldSignals(lists, at, top.length, r, idfOf, k1, normOf(doc));
       s.bm25 = score;
       s.idfCovered /= idfSum;
       s.titleIdfCovered /= idfSum;
       s.titleCoverage = s.titleTerms / present.length;
-      s.proximity = proximity(pairs, doc);
+      s.proximity = proximity(pairs, lists, at, top.length, r);
       keptSignals.set(id, s);
     }
-    return { scores, signals: keptSignals, ms: performance.now() - started, matched: touchedCount };
+    return { scores, signals: keptSignals, ms: performance.now() - started };
   } finally {
     for (let i = 0; i < touchedCount; i++) {
       const doc = pad.touched[i]!;
@@ -106,25 +138,123 @@ export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, ter
 }
 
 /**
+ * MaxScore's second half: the touched documents whose score could still reach the cut (`floor`: the cut
+ * less what the remaining terms could add) get those terms' contributions, found by galloping through
+ * each remaining list from the last hit (or by one pass over a list shorter than the candidates' search
+ * would be). Returns the candidates, ascending.
+ */
+function finishCandidates(
+  remaining: readonly PostingList[],
+  idf: ReadonlyMap<string, number>,
+  pad: typeof slots,
+  touchedCount: number,
+  floor: number,
+  contribution: (termIdf: number, packed: number, doc: number) => number,
+): Int32Array {
+  const { acc, seen } = pad;
+  let n = 0;
+  const candidates = pad.candidates;
+  for (let i = 0; i < touchedCount; i++) {
+    const doc = pad.touched[i]!;
+    if (acc[doc]! >= floor) candidates[n++] = doc;
+  }
+  const kept = candidates.subarray(0, n).sort();
+  for (const list of remaining) {
+    const termIdf = idf.get(list.term)!;
+    const { docs, fields, count } = list;
+    if (n * Math.log2(count + 2) >= count) {
+      for (let i = 0; i < n; i++) seen[kept[i]!] = 3;
+      for (let p = 0; p < count; p++) {
+        const doc = docs[p]!;
+        if (seen[doc] === 3) acc[doc] = acc[doc]! + contribution(termIdf, fields[p]!, doc);
+      }
+      for (let i = 0; i < n; i++) seen[kept[i]!] = 1;
+      continue;
+    }
+    let p = 0;
+    for (let i = 0; i < n && p < count; i++) {
+      const doc = kept[i]!;
+      p = gallop(docs, count, p, doc);
+      if (p < count && docs[p] === doc) acc[doc] = acc[doc]! + contribution(termIdf, fields[p]!, doc);
+    }
+  }
+  return kept;
+}
+
+/** The first index at or after `from` whose document is >= `doc` (`count` if none): doubling steps, then a binary search. */
+function gallop(docs: Int32Array, count: number, from: number, doc: number): number {
+  if (from >= count || docs[from]! >= doc) return from;
+  let lo = from;
+  let step = 1;
+  while (lo + step < count && docs[lo + step]! < doc) {
+    lo += step;
+    step *= 2;
+  }
+  let hi = Math.min(lo + step, count);
+  // docs[lo] < doc, and docs[hi] >= doc (or hi = count).
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid]! < doc) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/** The touched documents' scores, copied into scratch space for a selection. */
+function valuesOf(acc: Float64Array, touched: Int32Array, count: number): Float64Array {
+  const values = slots.values.subarray(0, count);
+  for (let i = 0; i < count; i++) values[i] = acc[touched[i]!]!;
+  return values;
+}
+
+/**
  * One score slot per document ordinal, zeroed between searches, and the lists of documents a search
  * touched and turned away (a common word touches tens of thousands at 100k items: no array grown per
  * search); grown (never shrunk) as workspaces grow.
  */
-const sized = (n: number) => ({ acc: new Float64Array(n), seen: new Uint8Array(n), norm: new Float64Array(n), values: new Float64Array(n), touched: new Int32Array(n), rejected: new Int32Array(n) });
+const sized = (n: number) => ({
+  acc: new Float64Array(n),
+  seen: new Uint8Array(n),
+  norm: new Float64Array(n),
+  values: new Float64Array(n),
+  touched: new Int32Array(n),
+  rejected: new Int32Array(n),
+  candidates: new Int32Array(n),
+});
 let slots = sized(1 << 14);
 function scratch(size: number): typeof slots {
   if (size > slots.acc.length) slots = sized(Math.max(size, slots.acc.length * 2));
   return slots;
 }
 
-/** A kept document's per-field BM25 parts and term coverage, from its posting in each of the query's lists. */
-function fieldSignals(postings: PostingsRead, idf: ReadonlyMap<string, number>, doc: number, k1: number, norm: number): Signals {
+/**
+ * Where each of `docs` (any order) sits in each list: `at[l * docs.length + r]` is the posting of
+ * `docs[r]` in `lists[l]`, or -1. One pass per list, galloping over the documents in ascending order.
+ */
+function postingsOf(lists: readonly PostingList[], docs: readonly number[]): Int32Array {
+  const n = docs.length;
+  const at = new Int32Array(lists.length * n).fill(-1);
+  const order = Array.from(docs.keys()).sort((x, y) => docs[x]! - docs[y]!);
+  lists.forEach((list, l) => {
+    let p = 0;
+    for (let i = 0; i < n && p < list.count; i++) {
+      const r = order[i]!;
+      const doc = docs[r]!;
+      p = gallop(list.docs, list.count, p, doc);
+      if (p < list.count && list.docs[p] === doc) at[l * n + r] = p;
+    }
+  });
+  return at;
+}
+
+/** The per-field BM25 parts and term coverage of kept document `r` (of `n`), from its postings (`postingsOf`), list by list. */
+function fieldSignals(lists: readonly PostingList[], at: Int32Array, n: number, r: number, idfOf: Float64Array, k1: number, norm: number): Signals {
   const s: Signals = { bm25Title: 0, bm25Body: 0, bm25Paths: 0, matchedTerms: 0, titleTerms: 0, idfCovered: 0, titleIdfCovered: 0, bm25: 0, titleCoverage: 0, proximity: 0 };
-  for (const list of postings.lists) {
-    const termIdf = idf.get(list.term);
-    if (termIdf === undefined) continue;
-    const p = findPosting(list.docs, list.count, doc);
-    if (p < 0) continue;
+  for (let l = 0; l < lists.length; l++) {
+    const termIdf = idfOf[l]!;
+    const p = at[l * n + r]!;
+    if (termIdf < 0 || p < 0) continue;
+    const list = lists[l]!;
     const packed = list.fields[p]!;
     const tfA = packed & 0xff;
     const tfB = (packed >>> 8) & 0xff;
@@ -159,7 +289,7 @@ type Signals = {
  * The `limit` highest-scoring of the touched documents (`acc` holds each one's score), best first, ties
  * by item id. The lexical and entity paths' cut.
  */
-export function best(acc: Float64Array, touched: readonly number[] | Int32Array, limit: number, idOf: (doc: number) => string): number[] {
+export function best(acc: Float64Array, touched: ArrayLike<number>, limit: number, idOf: (doc: number) => string): number[] {
   const byScore = (x: number, y: number) => acc[y]! - acc[x]! || (idOf(x) < idOf(y) ? -1 : 1);
   if (touched.length <= limit) return Array.from(touched).sort(byScore);
   // Partial selection: the limit-th best score is the threshold (found in linear time: at 100k items a
@@ -171,7 +301,8 @@ export function best(acc: Float64Array, touched: readonly number[] | Int32Array,
   const threshold = kthLargest(values, limit);
   const above: number[] = [];
   const ties: number[] = [];
-  for (const doc of touched) {
+  for (let i = 0; i < touched.length; i++) {
+    const doc = touched[i]!;
     const score = acc[doc]!;
     if (score > threshold) above.push(doc);
     else if (score === threshold) ties.push(doc);
@@ -211,11 +342,11 @@ export function kthLargest(values: Float64Array, k: number): number {
 
 /**
  * Two query terms next to each other in the query (stop words already gone), weighted by the rarer one,
- * with their posting lists (looked up once a search, not once a candidate).
+ * with their posting lists' positions in the search's lists (looked up once a search, not once a candidate).
  */
 interface TermPair {
-  la: PostingList | undefined;
-  lb: PostingList | undefined;
+  a: number;
+  b: number;
   weight: number;
 }
 
@@ -227,7 +358,8 @@ function queryPairs(terms: readonly string[], idf: ReadonlyMap<string, number>, 
     const ia = idf.get(a);
     const ib = idf.get(b);
     if (a === b || ia === undefined || ib === undefined) continue;
-    pairs.set(`${a} ${b}`, { la: lists.find((l) => l.term === a), lb: lists.find((l) => l.term === b), weight: Math.min(ia, ib) });
+    // A term with an idf has a list (idf is computed from the lists).
+    pairs.set(`${a} ${b}`, { a: lists.findIndex((l) => l.term === a), b: lists.findIndex((l) => l.term === b), weight: Math.min(ia, ib) });
   }
   return [...pairs.values()];
 }
@@ -237,33 +369,24 @@ const PROXIMITY_WINDOW = 2;
 
 /**
  * Share of the query's adjacent term pairs (idf-weighted) that also sit within PROXIMITY_WINDOW tokens of
- * each other somewhere in the item: the phrase evidence BM25's bag of words misses. 0 for a one-term query.
+ * each other somewhere in kept document `r` (postings from `postingsOf`): the phrase evidence BM25's bag of
+ * words misses. 0 for a one-term query.
  */
-function proximity(pairs: readonly TermPair[], doc: number): number {
+function proximity(pairs: readonly TermPair[], lists: readonly PostingList[], at: Int32Array, n: number, r: number): number {
   if (pairs.length === 0) return 0;
   let hit = 0;
   let total = 0;
-  for (const { la, lb, weight } of pairs) {
+  for (const { a, b, weight } of pairs) {
     total += weight;
-    const pa = la ? findPosting(la.docs, la.count, doc) : -1;
-    const pb = lb && pa >= 0 ? findPosting(lb.docs, lb.count, doc) : -1;
-    if (pb >= 0 && near(la!.positions, la!.posStart[pa]!, la!.posStart[pa + 1]!, lb!.positions, lb!.posStart[pb]!, lb!.posStart[pb + 1]!)) hit += weight;
+    const pa = at[a * n + r]!;
+    const pb = pa >= 0 ? at[b * n + r]! : -1;
+    if (pb >= 0) {
+      const la = lists[a]!;
+      const lb = lists[b]!;
+      if (near(la.positions, la.posStart[pa]!, la.posStart[pa + 1]!, lb.positions, lb.posStart[pb]!, lb.posStart[pb + 1]!)) hit += weight;
+    }
   }
   return total > 0 ? hit / total : 0;
-}
-
-/** Index of `doc` in a posting list's documents (ascending), or -1. */
-function findPosting(docs: Int32Array, count: number, doc: number): number {
-  let lo = 0;
-  let hi = count - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const d = docs[mid]!;
-    if (d === doc) return mid;
-    if (d < doc) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
 }
 
 /**

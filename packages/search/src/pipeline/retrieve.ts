@@ -29,13 +29,13 @@ export interface RetrieveDeps {
  * `signal` cancels that embedding call. A time window the question names ("since 3.5", "this year") first
  * narrows `q.filter` (`window.ts`), so the later stages see the same filter.
  */
-export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathName) => boolean, signal?: AbortSignal): Promise<Retrieved & { lexicalMatches: number }> {
+export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathName) => boolean, signal?: AbortSignal): Promise<Retrieved> {
   q.filter = await withTimeWindow(deps.db, q.query, q.filter);
   const embedStart = performance.now();
   const embedding =
     runs('vector') || runs('cluster') ? deps.embedder.embed([q.topic], { signal }).then((v) => ({ vector: v[0]!, ms: performance.now() - embedStart })) : null;
   const [lexical, entity, actor, vector, cluster] = await Promise.all([
-    runs('lexical') ? lexicalPath(deps.read, q.filter, q.terms, deps.lexical) : { ...emptyPath(), matched: 0 },
+    runs('lexical') ? lexicalPath(deps.read, q.filter, q.terms, deps.lexical) : emptyPath(),
     runs('entity') ? entityPath(deps.read, q.filter, queryEntities(q.topic), PATH_K) : emptyPath(),
     runs('actor') ? actorPath(deps.read, deps.actors, q.filter, { terms: q.terms, words: q.words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
     runs('vector') && embedding ? embedding.then((e) => vectorPath(deps.vectors, q.filter, e.vector, PATH_K)) : emptyPath(),
@@ -49,6 +49,5 @@ export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathNa
     clusterIds: cluster.clusterIds,
     actorIds: actor.actorIds,
     embeddingMs: embedding ? (await embedding).ms : 0,
-    lexicalMatches: lexical.matched,
   };
 }
