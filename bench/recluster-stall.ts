@@ -165,8 +165,8 @@ for (let round = 1; round <= Number(args.rounds); round++) {
 console.log(`[${args.label}] load average before ${loadBefore}, after ${load()} (node ${process.version})`);
 
 if (args.dump) {
-  const clusters = (await db.query<{ id: string; topic: string; summary: string; keywords: string[]; member_count: number; centroid: number[] }>(
-    'SELECT id, topic, summary, keywords, member_count, centroid FROM clusters WHERE workspace_id = $1',
+  const clusters = (await db.query<{ id: string; topic: string; summary: string; keywords: string[]; member_count: number; centroid: string }>(
+    "SELECT id, topic, summary, keywords, member_count, encode(centroid, 'hex') AS centroid FROM clusters WHERE workspace_id = $1",
     [workspaceId],
   )).rows;
   const members = (await db.query<{ item_id: string; cluster_id: string; similarity: number }>(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, SearchReadModel } from '@engram/stores';
+import { centroidHex, type Db, type SearchReadModel } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
 import { sharedSnapshots } from '../src/paths/atRest.js';
 import { clusterPath, createCentroidCache, NATIVE_MIN_ROWS, UnitCentroids } from '../src/paths/cluster.js';
@@ -15,9 +15,9 @@ describe('the cluster path', () => {
     const ws = await testWorkspace(db);
     const put = (id: string, centroid: number[]) =>
       db.query(
-        `INSERT INTO clusters (id, workspace_id, member_count, centroid) VALUES ($1, $2, 1, $3::jsonb)
+        `INSERT INTO clusters (id, workspace_id, member_count, centroid) VALUES ($1, $2, 1, decode($3, 'hex'))
          ON CONFLICT (id) DO UPDATE SET centroid = EXCLUDED.centroid, updated_at = clock_timestamp()`,
-        [id, ws, JSON.stringify(centroid)],
+        [id, ws, centroidHex(centroid)],
       );
     await put('clu_a', [1, 0, 0]);
     await put('clu_b', [0, 1, 0]);

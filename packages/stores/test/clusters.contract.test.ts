@@ -73,7 +73,7 @@ describe.each(databaseBackends())('cluster and area repositories on $name', ({ u
       expect(await insertSeedCluster(db, { workspaceId: ws, itemId: a, clusterId: `clu_${randomSuffix()}`, centroid: [1, 0], labels: labels('x') })).toBeNull();
       const [row] = await listClusterCentroids(db, ws);
       expect(row).toMatchObject({ id: first, memberCount: 1, version });
-      // Centroids are stored rounded to 5 decimals.
+      // Centroids are stored as float4, rounded to 5 decimals.
       expect(Array.from(row!.centroid!)).toEqual([0.5, Math.fround(0.12346)]);
     });
 

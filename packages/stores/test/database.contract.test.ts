@@ -5,6 +5,7 @@ import {
   createApiKey,
   createConnection,
   createEmbeddingCacheStore,
+  listClusterCentroids,
   createSecretBox,
   getConnectionWithSecrets,
   getStagedEvent,
@@ -220,13 +221,38 @@ describe('migration 012: the embedding cache as float4 bytes', () => {
     try {
       await migrate(db, migrations.filter((m) => m.id < '012'));
       await db.query(`INSERT INTO embedding_cache (model, content_hash, vector) VALUES ('m', 'old', '[0.1, -2.5, 3e-8, 0]'::jsonb)`);
-      expect(await migrate(db)).toEqual(['012_embedding_cache_bytes']);
+      expect(await migrate(db, migrations.filter((m) => m.id < '013'))).toEqual(['012_embedding_cache_bytes']);
       const cache = createEmbeddingCacheStore(db);
       await cache.put('m', [{ hash: 'new', vector: [1 / 3, -0.25] }]);
       const got = await cache.get('m', ['old', 'new', 'absent']);
       expect(got.get('old')).toEqual([Math.fround(0.1), -2.5, Math.fround(3e-8), 0]);
       expect(got.get('new')).toEqual([Math.fround(1 / 3), -0.25]);
       expect(got.has('absent')).toBe(false);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('migration 013: cluster centroids as float4 bytes', () => {
+  it('converts JSON centroids (live and staged) to the float32 values they read as before, keeping a missing one missing', async () => {
+    const db = await openDatabase('pglite://memory');
+    try {
+      await migrate(db, migrations.filter((m) => m.id < '013'));
+      const ws = await testWorkspace(db);
+      await db.query(`INSERT INTO clusters (id, workspace_id, member_count, centroid) VALUES ('clu_a', $1, 2, '[0.5, -0.12346, 3e-5]'::jsonb), ('clu_b', $1, 1, NULL)`, [ws]);
+      await db.query(`INSERT INTO cluster_stage (run_id, workspace_id, id, centroid) VALUES ('rc_1', $1, 'clu_c', '[0.25, 1]'::jsonb)`, [ws]);
+      expect(await migrate(db)).toEqual(['013_centroid_bytes']);
+      const live = await listClusterCentroids(db, ws);
+      const byId = new Map(live.map((c) => [c.id, c.centroid && Array.from(c.centroid)]));
+      expect(byId).toEqual(
+        new Map([
+          ['clu_a', [0.5, Math.fround(-0.12346), Math.fround(3e-5)]],
+          ['clu_b', null],
+        ]),
+      );
+      const staged = await db.query<{ hex: string }>("SELECT encode(centroid, 'hex') AS hex FROM cluster_stage WHERE id = 'clu_c'");
+      expect(staged.rows[0]?.hex).toBe('3e8000003f800000');
     } finally {
       await db.close();
     }

@@ -10,7 +10,7 @@ export interface Centroid {
   memberCount: number;
 }
 
-const toUnit = (v: readonly number[]): Float64Array => {
+const toUnit = (v: ArrayLike<number>): Float64Array => {
   let n = 0;
   for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
   const scale = 1 / (Math.sqrt(n) || 1);
@@ -115,7 +115,7 @@ export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs?
    * The last centroids read per workspace, by cluster id with their versions: a reload reads every
    * cluster's version and size, then the centroids of only those whose version moved. While items are
    * indexed a few clusters move at a time, and re-reading thousands of centroids (each hundreds of
-   * numbers as JSON) held the database and this thread for hundreds of ms per reload.
+   * numbers, then as JSON) held the database and this thread for hundreds of ms per reload.
    */
   const known = new Map<string, Map<string, { version: string; centroid: Centroid }>>();
   const loadCentroids = async (workspaceId: string): Promise<Centroid[]> => {
@@ -125,7 +125,7 @@ export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs?
     // Each centroid is read with its own version, so one written meanwhile is read again next time. After a
     // re-cluster every centroid has moved: read in pages, so no one reply (thousands of centroids) holds
     // this thread while it is decoded.
-    const fresh = new Map<string, { id: string; version: string; vector: number[] }>();
+    const fresh = new Map<string, { id: string; version: string; vector: Float32Array }>();
     for (let i = 0; i < moved.length; i += CENTROID_PAGE) for (const c of await clusterCentroidsById(db, moved.slice(i, i + CENTROID_PAGE))) fresh.set(c.id, c);
     const next = new Map<string, { version: string; centroid: Centroid }>();
     for (const v of versions) {

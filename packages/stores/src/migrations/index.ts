@@ -11,6 +11,7 @@ import { m009ChildRowsWithoutRowChecks } from './m009_child_rows_without_row_che
 import { m010EmbeddedPostings } from './m010_embedded_postings.js';
 import { m011AreaTermLists } from './m011_area_term_lists.js';
 import { m012EmbeddingCacheBytes } from './m012_embedding_cache_bytes.js';
+import { m013CentroidBytes } from './m013_centroid_bytes.js';
 
 export interface Migration {
   id: string;
@@ -31,6 +32,7 @@ export const migrations: Migration[] = [
   { id: '010_embedded_postings', sql: m010EmbeddedPostings },
   { id: '011_area_term_lists', sql: m011AreaTermLists },
   { id: '012_embedding_cache_bytes', sql: m012EmbeddingCacheBytes },
+  { id: '013_centroid_bytes', sql: m013CentroidBytes },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db.js';
 import { pgNumberArray } from '../readModels/search/pgArrays.js';
+import { float4Hex } from '../vector/binary.js';
 
 /**
  * Topic clusters: one row per cluster (labels, running-mean centroid, member count) and one membership
@@ -9,13 +10,27 @@ import { pgNumberArray } from '../readModels/search/pgArrays.js';
  * share one. The re-cluster job stages its result in slices and swaps it in with `applyReclusterStage`.
  */
 
-/** Centroids are stored as JSON arrays rounded to 5 decimals (about 7 KB for 768 dimensions). */
-export const centroidToJson = (centroid: ArrayLike<number>): string => JSON.stringify(Array.from(centroid, (x) => Math.round(x * 1e5) / 1e5));
+/**
+ * Centroids are stored as big-endian float4 bytes (2 KB for 512 dimensions) and travel as hex text
+ * (`decode($n, 'hex')` in, `encode(centroid, 'hex')` out): both drivers' own bytea codecs go byte by byte
+ * in JavaScript, Node's hex codec is native. Values are rounded to 5 decimals first, as the JSON arrays
+ * they replaced were (migration 013 converts those exactly), so a centroid means the same whichever
+ * way it was written.
+ */
+export const centroidHex = (centroid: ArrayLike<number>): string => float4Hex(Array.from(centroid, (x) => Math.round(x * 1e5) / 1e5));
 
-export const parseCentroid = (value: unknown): Float32Array | null => {
-  const list = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
-  return Array.isArray(list) ? Float32Array.from(list as number[]) : null;
+/** A centroid read as `encode(centroid, 'hex')`; null when there is none. */
+export const parseCentroid = (hex: string | null | undefined): Float32Array | null => {
+  if (typeof hex !== 'string' || hex.length === 0 || hex.length % 8 !== 0) return null;
+  const bytes = Buffer.from(hex, 'hex');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = new Float32Array(bytes.byteLength >> 2);
+  for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(4 * i);
+  return out;
 };
+
+/** The column read back for `parseCentroid`. */
+export const CENTROID_HEX = "encode(centroid, 'hex')";
 
 export interface ClusterCentroidRow {
   id: string;
@@ -27,8 +42,8 @@ export interface ClusterCentroidRow {
 
 /** Every non-empty cluster of a workspace with its centroid and version. */
 export async function listClusterCentroids(db: Queryable, workspaceId: string): Promise<ClusterCentroidRow[]> {
-  const res = await db.query<{ id: string; centroid: unknown; member_count: number; version: string }>(
-    'SELECT id, centroid, member_count, updated_at::text AS version FROM clusters WHERE workspace_id = $1 AND member_count > 0',
+  const res = await db.query<{ id: string; centroid: string | null; member_count: number; version: string }>(
+    `SELECT id, ${CENTROID_HEX} AS centroid, member_count, updated_at::text AS version FROM clusters WHERE workspace_id = $1 AND member_count > 0`,
     [workspaceId],
   );
   return res.rows.map((r) => ({ id: r.id, centroid: parseCentroid(r.centroid), memberCount: r.member_count, version: r.version }));
@@ -130,14 +145,14 @@ export async function compareAndJoin(
 ): Promise<JoinOutcome> {
   const res = await db.query<{ version: string; inserted: number }>(
     `WITH upd AS (
-       UPDATE clusters SET centroid = $4::jsonb, member_count = $5, updated_at = clock_timestamp()
+       UPDATE clusters SET centroid = decode($4, 'hex'), member_count = $5, updated_at = clock_timestamp()
        WHERE id = $1 AND updated_at::text = $2 RETURNING id, updated_at::text AS version
      ), mem AS (
        INSERT INTO cluster_members (item_id, cluster_id, workspace_id, similarity)
        SELECT $3, upd.id, $6, $7 FROM upd ON CONFLICT (item_id) DO NOTHING RETURNING item_id
      )
      SELECT upd.version, (SELECT count(*)::int FROM mem) AS inserted FROM upd`,
-    [input.clusterId, input.version, input.itemId, centroidToJson(input.centroid), input.count, input.workspaceId, input.similarity],
+    [input.clusterId, input.version, input.itemId, centroidHex(input.centroid), input.count, input.workspaceId, input.similarity],
   );
   const row = res.rows[0];
   if (!row) return { kind: 'stale' };
@@ -167,11 +182,11 @@ export async function writeClusterBatch(db: Db, batch: ClusterBatch): Promise<Ma
       const versions = new Map<string, string>();
       if (batch.updates.length > 0) {
         const updated = await tx.query<{ id: string; version: string }>(
-          `UPDATE clusters c SET centroid = u.centroid::jsonb, member_count = u.count, updated_at = clock_timestamp()
+          `UPDATE clusters c SET centroid = decode(u.centroid, 'hex'), member_count = u.count, updated_at = clock_timestamp()
            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS u(id, version, centroid, count)
            WHERE c.id = u.id AND c.updated_at::text = u.version
            RETURNING c.id, c.updated_at::text AS version`,
-          [batch.updates.map((u) => u.clusterId), batch.updates.map((u) => u.version), batch.updates.map((u) => centroidToJson(u.centroid)), batch.updates.map((u) => u.count)],
+          [batch.updates.map((u) => u.clusterId), batch.updates.map((u) => u.version), batch.updates.map((u) => centroidHex(u.centroid)), batch.updates.map((u) => u.count)],
         );
         if (updated.rows.length !== batch.updates.length) throw new BatchLost();
         for (const r of updated.rows) versions.set(r.id, r.version);
@@ -179,7 +194,7 @@ export async function writeClusterBatch(db: Db, batch: ClusterBatch): Promise<Ma
       if (batch.seeds.length > 0) {
         const created = await tx.query<{ id: string; version: string }>(
           `INSERT INTO clusters (id, workspace_id, topic, summary, keywords, member_count, centroid, updated_at)
-           SELECT s.id, $1, s.topic, s.summary, ARRAY(SELECT jsonb_array_elements_text(s.keywords::jsonb)), s.count, s.centroid::jsonb, clock_timestamp()
+           SELECT s.id, $1, s.topic, s.summary, ARRAY(SELECT jsonb_array_elements_text(s.keywords::jsonb)), s.count, decode(s.centroid, 'hex'), clock_timestamp()
            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[]) AS s(id, topic, summary, keywords, count, centroid)
            RETURNING id, updated_at::text AS version`,
           [
@@ -189,7 +204,7 @@ export async function writeClusterBatch(db: Db, batch: ClusterBatch): Promise<Ma
             batch.seeds.map((c) => c.labels.summary),
             batch.seeds.map((c) => JSON.stringify(c.labels.keywords)),
             batch.seeds.map((c) => c.count),
-            batch.seeds.map((c) => centroidToJson(c.centroid)),
+            batch.seeds.map((c) => centroidHex(c.centroid)),
           ],
         );
         for (const r of created.rows) versions.set(r.id, r.version);
@@ -231,10 +246,10 @@ export async function insertSeedCluster(
        ON CONFLICT (item_id) DO NOTHING RETURNING item_id
      ), created AS (
        INSERT INTO clusters (id, workspace_id, topic, summary, keywords, member_count, centroid, updated_at)
-       SELECT $2, $3, $4, $5, $6, 1, $7::jsonb, clock_timestamp() FROM mem RETURNING updated_at::text AS version
+       SELECT $2, $3, $4, $5, $6, 1, decode($7, 'hex'), clock_timestamp() FROM mem RETURNING updated_at::text AS version
      )
      SELECT version FROM created`,
-    [input.itemId, input.clusterId, input.workspaceId, input.labels.topic, input.labels.summary, input.labels.keywords, centroidToJson(input.centroid)],
+    [input.itemId, input.clusterId, input.workspaceId, input.labels.topic, input.labels.summary, input.labels.keywords, centroidHex(input.centroid)],
   );
   return res.rows[0]?.version ?? null;
 }
@@ -246,7 +261,7 @@ export interface LockedCluster {
 
 /** Reads a cluster under a row lock (inside a transaction); null when it is gone. */
 export async function lockCluster(tx: Queryable, clusterId: string): Promise<LockedCluster | null> {
-  const res = await tx.query<{ centroid: unknown; member_count: number }>('SELECT centroid, member_count FROM clusters WHERE id = $1 FOR UPDATE', [clusterId]);
+  const res = await tx.query<{ centroid: string | null; member_count: number }>(`SELECT ${CENTROID_HEX} AS centroid, member_count FROM clusters WHERE id = $1 FOR UPDATE`, [clusterId]);
   const row = res.rows[0];
   const centroid = row ? parseCentroid(row.centroid) : null;
   return row && centroid ? { centroid, count: row.member_count } : null;
@@ -255,8 +270,8 @@ export async function lockCluster(tx: Queryable, clusterId: string): Promise<Loc
 /** Writes a cluster's centroid and count; returns its new version. */
 export async function writeClusterCentroid(tx: Queryable, clusterId: string, centroid: ArrayLike<number>, count: number): Promise<string> {
   const res = await tx.query<{ version: string }>(
-    'UPDATE clusters SET centroid = $2::jsonb, member_count = $3, updated_at = clock_timestamp() WHERE id = $1 RETURNING updated_at::text AS version',
-    [clusterId, centroidToJson(centroid), count],
+    "UPDATE clusters SET centroid = decode($2, 'hex'), member_count = $3, updated_at = clock_timestamp() WHERE id = $1 RETURNING updated_at::text AS version",
+    [clusterId, centroidHex(centroid), count],
   );
   return res.rows[0]?.version ?? '';
 }
@@ -320,7 +335,7 @@ export async function listItemTitles(db: Queryable, itemIds: readonly string[]):
 
 export interface StagedCluster extends ClusterLabelsRow {
   id: string;
-  /** Stored as given (see `centroidToJson`). */
+  /** Stored as float4 (see `centroidHex`). */
   centroid: ArrayLike<number>;
 }
 
@@ -338,9 +353,9 @@ export async function stageClusters(db: Queryable, runId: string, workspaceId: s
   if (clusters.length === 0) return;
   await db.query(
     `INSERT INTO cluster_stage (run_id, workspace_id, id, topic, summary, keywords, centroid)
-     SELECT $1, $2, r.id, r.topic, r.summary, ARRAY(SELECT jsonb_array_elements_text(r.keywords)), r.centroid
-     FROM jsonb_to_recordset($3::jsonb) AS r(id text, topic text, summary text, keywords jsonb, centroid jsonb)`,
-    [runId, workspaceId, `[${clusters.map((c) => `{"id":${JSON.stringify(c.id)},"topic":${JSON.stringify(c.topic)},"summary":${JSON.stringify(c.summary)},"keywords":${JSON.stringify(c.keywords)},"centroid":${centroidToJson(c.centroid)}}`).join(',')}]`],
+     SELECT $1, $2, r.id, r.topic, r.summary, ARRAY(SELECT jsonb_array_elements_text(r.keywords)), decode(r.centroid, 'hex')
+     FROM jsonb_to_recordset($3::jsonb) AS r(id text, topic text, summary text, keywords jsonb, centroid text)`,
+    [runId, workspaceId, JSON.stringify(clusters.map((c) => ({ id: c.id, topic: c.topic, summary: c.summary, keywords: c.keywords, centroid: centroidHex(c.centroid) })))],
   );
 }
 

@@ -1,5 +1,6 @@
 import { isAutomationName } from '@engram/contracts';
 import type { Queryable } from '../../db.js';
+import { CENTROID_HEX, parseCentroid } from '../../repositories/clusters.js';
 import { itemFilterSql } from './filterSql.js';
 import { pgNumberArray, pgTextArray } from './pgArrays.js';
 import type { ItemFilter } from './types.js';
@@ -45,13 +46,16 @@ export async function clusterCentroidVersions(db: Queryable, workspaceId: string
 }
 
 /** These clusters' centroids with their versions (read together, so a centroid is never paired with another write's version). */
-export async function clusterCentroidsById(db: Queryable, ids: readonly string[]): Promise<{ id: string; version: string; vector: number[] }[]> {
+export async function clusterCentroidsById(db: Queryable, ids: readonly string[]): Promise<{ id: string; version: string; vector: Float32Array }[]> {
   if (ids.length === 0) return [];
-  const res = await db.query<{ id: string; version: string; centroid: number[] | null }>(
-    'SELECT id, updated_at::text AS version, centroid FROM clusters WHERE id = ANY($1::text[]) AND centroid IS NOT NULL',
+  const res = await db.query<{ id: string; version: string; centroid: string | null }>(
+    `SELECT id, updated_at::text AS version, ${CENTROID_HEX} AS centroid FROM clusters WHERE id = ANY($1::text[]) AND centroid IS NOT NULL`,
     [ids],
   );
-  return res.rows.filter((r) => Array.isArray(r.centroid)).map((r) => ({ id: r.id, version: r.version, vector: r.centroid! }));
+  return res.rows.flatMap((r) => {
+    const vector = parseCentroid(r.centroid);
+    return vector ? [{ id: r.id, version: r.version, vector }] : [];
+  });
 }
 
 /** Members of these clusters that pass the filter, with their similarity to their cluster. */
