@@ -39,10 +39,10 @@ class WorkspaceIndex {
   readonly source: string[] = [];
   readonly occurredAt: number[] = [];
   readonly actorNames: (readonly string[])[] = [];
-  readonly termsOf: Int32Array[] = [];
-  readonly entitiesOf: Int32Array[] = [];
-  /** The confidence of each of `entitiesOf[doc]`'s mentions, in the same order. */
-  readonly mentionConfidence: Float64Array[] = [];
+  /** Each document's terms (indexes into `lists`), end to end. */
+  readonly termsOf = new DocSpans();
+  /** Each document's mentioned entities (indexes into `entities`), and their confidences at the same positions. */
+  readonly entitiesOf = new DocSpans(true);
   readonly lists: GrowingPostingList[] = [];
   readonly termIndex = new Map<string, number>();
   readonly entities: EntityEntry[] = [];
@@ -53,6 +53,9 @@ class WorkspaceIndex {
   readonly commitsOf = new Map<string, Set<string>>();
   documents = 0;
   totalLength = 0;
+  /** One copy of each type, source, category and list of actor names (100k items repeat a few hundred). */
+  private readonly interned = new Map<string, string>();
+  private readonly internedNames = new Map<string, readonly string[]>();
   /** Lists and entities that lost a document since the last `compactRetired`. */
   private readonly retiredLists = new Set<GrowingPostingList>();
   private readonly retiredEntities = new Set<EntityEntry>();
@@ -66,20 +69,34 @@ class WorkspaceIndex {
     this.alive[doc] = 0;
     this.documents--;
     this.totalLength -= this.length[doc]!;
-    for (const t of this.termsOf[doc]!) {
-      const list = this.lists[t]!;
+    const terms = this.termsOf;
+    for (let i = terms.start(doc), end = terms.end(doc); i < end; i++) {
+      const list = this.lists[terms.values[i]!]!;
       list.retire();
       this.retiredLists.add(list);
     }
-    for (const e of this.entitiesOf[doc]!) {
-      const entry = this.entities[e]!;
+    const mentions = this.entitiesOf;
+    for (let i = mentions.start(doc), end = mentions.end(doc); i < end; i++) {
+      const entry = this.entities[mentions.values[i]!]!;
       entry.live--;
       entry.dead++;
       this.retiredEntities.add(entry);
     }
-    this.termsOf[doc] = EMPTY;
-    this.entitiesOf[doc] = EMPTY;
-    this.mentionConfidence[doc] = NO_CONFIDENCE;
+  }
+
+  /** `value` as the one copy of it this index keeps. */
+  intern(value: string): string {
+    const known = this.interned.get(value);
+    if (known !== undefined) return known;
+    this.interned.set(value, value);
+    return value;
+  }
+
+  private internNames(names: readonly string[]): readonly string[] {
+    const key = names.join('\u0000');
+    let known = this.internedNames.get(key);
+    if (!known) this.internedNames.set(key, (known = Object.freeze(names.map((n) => this.intern(n)))));
+    return known;
   }
 
   add(row: ItemRowRead, postings: readonly DocumentTerm[], mentions: readonly Mention[]): void {
@@ -94,13 +111,13 @@ class WorkspaceIndex {
     this.ordOf.set(row.id, doc);
     this.alive[doc] = 1;
     this.length.push(row.lexical_length);
-    this.type.push(row.type);
-    this.source.push(row.source);
+    this.type.push(this.intern(row.type));
+    this.source.push(this.intern(row.source));
     this.occurredAt.push(new Date(row.occurred_at).getTime());
-    this.actorNames.push(row.actor_names);
+    this.actorNames.push(this.internNames(row.actor_names));
     this.documents++;
     this.totalLength += row.lexical_length;
-    const terms = new Int32Array(postings.length);
+    const terms = this.termsOf.append(doc, postings.length);
     postings.forEach((p, i) => {
       let t = this.termIndex.get(p.term);
       if (t === undefined) {
@@ -110,29 +127,28 @@ class WorkspaceIndex {
       }
       const list = this.lists[t]!;
       list.append(doc, p.fields, p.positions);
-      terms[i] = t;
+      this.termsOf.values[terms + i] = t;
     });
-    this.termsOf.push(terms);
-    const entities = new Int32Array(mentions.length);
-    const confidence = new Float64Array(mentions.length);
+    const at = this.entitiesOf.append(doc, mentions.length);
     mentions.forEach((m, i) => {
       const id = m.entityId;
       let e = this.entityIndex.get(id);
       if (e === undefined) {
         e = this.entities.length;
-        this.entities.push({ id, key: m.key, category: m.category, docs: [], confidence: [], live: 0, dead: 0 });
+        // Created holding its first mention: most entities have one item, and an empty array's first push
+        // reserves room for 17.
+        this.entities.push({ id, key: m.key, category: this.intern(m.category), docs: [doc], confidence: [m.confidence], live: 1, dead: 0 });
         this.entityIndex.set(id, e);
         this.entitiesByKey.set(m.key, [...(this.entitiesByKey.get(m.key) ?? []), e]);
+      } else {
+        const entry = this.entities[e]!;
+        entry.docs.push(doc);
+        entry.confidence.push(m.confidence);
+        entry.live++;
       }
-      const entry = this.entities[e]!;
-      entry.docs.push(doc);
-      entry.confidence.push(m.confidence);
-      entry.live++;
-      entities[i] = e;
-      confidence[i] = m.confidence;
+      this.entitiesOf.values[at + i] = e;
+      this.entitiesOf.weights![at + i] = m.confidence;
     });
-    this.entitiesOf.push(entities);
-    this.mentionConfidence.push(confidence);
   }
 
   /** Drops dead postings and mentions from the lists that lost documents, where they are most of the list. */
@@ -171,8 +187,58 @@ class WorkspaceIndex {
   }
 }
 
-const EMPTY = new Int32Array(0);
-const NO_CONFIDENCE = new Float64Array(0);
+/**
+ * Per-document runs of integers (and optionally a weight beside each), end to end in one pair of arrays
+ * on resizable buffers, instead of two or three typed arrays a document (300k small allocations at 100k
+ * items, ~60 MB of object headers). Documents are append-only ordinals; a retired document's run stays
+ * (its document is never read again) and is not counted.
+ */
+class DocSpans {
+  private readonly starts = growable(Int32Array, 1024);
+  private used = 0;
+  values = growable(Int32Array, 4096);
+  weights: Float64Array | null;
+
+  constructor(weighted = false) {
+    this.weights = weighted ? growable(Float64Array, 4096) : null;
+  }
+
+  /** Room for `count` values of document `doc` (the next ordinal); returns where they start in `values`. */
+  append(doc: number, count: number): number {
+    const at = this.used;
+    this.used += count;
+    ensure(this.values, this.used);
+    if (this.weights) ensure(this.weights, this.used);
+    // starts[d] is where document d's run begins, starts[d + 1] where it ends.
+    ensure(this.starts, doc + 2);
+    this.starts[doc] = at;
+    this.starts[doc + 1] = this.used;
+    return at;
+  }
+
+  start(doc: number): number {
+    return this.starts[doc]!;
+  }
+
+  end(doc: number): number {
+    return this.starts[doc + 1]!;
+  }
+}
+
+type GrowableArray = Int32Array | Float64Array;
+
+/** A length-tracking typed array on a resizable buffer that reserves `2 ** 32` bytes of address space. */
+function growable<T extends GrowableArray>(Kind: { new (buffer: ArrayBuffer): T; BYTES_PER_ELEMENT: number }, length: number): T {
+  return new Kind(new ArrayBuffer(length * Kind.BYTES_PER_ELEMENT, { maxByteLength: 2 ** 32 }));
+}
+
+/** Grows a `growable` array (by doubling, in place) to hold at least `length` elements. */
+function ensure(array: GrowableArray, length: number): void {
+  if (array.length >= length) return;
+  const buffer = array.buffer as ArrayBuffer;
+  if (length * array.BYTES_PER_ELEMENT > buffer.maxByteLength) throw new Error(`the in-memory read model holds at most ${buffer.maxByteLength / array.BYTES_PER_ELEMENT} terms or mentions per workspace`);
+  buffer.resize(Math.min(buffer.maxByteLength, Math.max(length, array.length * 2) * array.BYTES_PER_ELEMENT));
+}
 
 interface ItemRowRead {
   id: string;
@@ -463,9 +529,10 @@ export function createMemoryReadModel(
       for (const id of ids) {
         const doc = ws.ordOf.get(id);
         if (doc === undefined) continue;
-        const confidence = ws.mentionConfidence[doc]!;
+        const spans = ws.entitiesOf;
+        const ranked: { entry: EntityEntry; confidence: number }[] = [];
+        for (let i = spans.start(doc), end = spans.end(doc); i < end; i++) ranked.push({ entry: ws.entities[spans.values[i]!]!, confidence: spans.weights![i]! });
         // As the SQL read orders them: most confident first, then the rarer entity (fewer items), then by key.
-        const ranked = [...ws.entitiesOf[doc]!].map((e, i) => ({ entry: ws.entities[e]!, confidence: confidence[i]! }));
         ranked.sort((a, b) => b.confidence - a.confidence || a.entry.live - b.entry.live || (a.entry.key < b.entry.key ? -1 : a.entry.key > b.entry.key ? 1 : 0));
         if (ranked.length > 0) out.set(id, ranked.slice(0, perItem).map(({ entry }) => ({ key: entry.key, category: entry.category })));
       }
