@@ -1,4 +1,4 @@
-import type { PostingList, PostingsRead, SearchReadModel } from '@engram/stores';
+import type { PostingList, SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
 import type { PathResult } from './types.js';
 
