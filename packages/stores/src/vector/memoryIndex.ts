@@ -38,12 +38,14 @@ function toUnit(vector: ArrayLike<number>): Float32Array | null {
 
 /**
  * Address space reserved for a matrix to grow into in place (pages are committed only as rows are
- * written): 16 GB of float32 rows, 4 GB of int8 ones. Growing a 100k x 512 matrix by copying it into a
- * new array held the event loop for 1-3 s (mostly page faults on the new array), long enough for
- * `/healthz` to miss its second during an import. Past the reservation a matrix is copied into a larger one.
+ * written): 1 GB of float32 rows (500k chunks of 512 dimensions), 256 MB of int8 ones. Growing a 100k x
+ * 512 matrix by copying it into a new array held the event loop for 1-3 s (mostly page faults on the new
+ * array), long enough for `/healthz` to miss its second during an import. Past its reservation a matrix
+ * is copied once into one reserving 4x its size. Reservations stay modest so that many workspaces fit in
+ * a process's address space.
  */
-const FLOAT_RESERVE = 2 ** 34;
-const INT8_RESERVE = 2 ** 32;
+const FLOAT_RESERVE = 2 ** 30;
+const INT8_RESERVE = 2 ** 28;
 
 /** A float32 array of `length` values on a resizable buffer (length-tracking: it follows `resize`). */
 function growableFloats(length: number, reserve = FLOAT_RESERVE): Float32Array {
@@ -51,8 +53,8 @@ function growableFloats(length: number, reserve = FLOAT_RESERVE): Float32Array {
 }
 
 /** An int8 array the scan thread can read without a copy, on a growable shared buffer (length-tracking). */
-function sharedInt8(length: number): Int8Array {
-  return new Int8Array(new SharedArrayBuffer(length, { maxByteLength: Math.max(INT8_RESERVE, length) }));
+function sharedInt8(length: number, reserve = INT8_RESERVE): Int8Array {
+  return new Int8Array(new SharedArrayBuffer(length, { maxByteLength: Math.max(reserve, length) }));
 }
 
 /** Below this many chunks a workspace is scored in JavaScript; above it, by usearch's native SIMD scan. */
@@ -141,7 +143,7 @@ class WorkspaceMatrix {
       const shared = this.q8.buffer as SharedArrayBuffer;
       if (shared.growable && length <= shared.maxByteLength) shared.grow(length);
       else {
-        const q = sharedInt8(length);
+        const q = sharedInt8(length, 4 * length);
         q.set(this.q8.subarray(0, used));
         this.q8 = q;
       }

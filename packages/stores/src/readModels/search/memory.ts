@@ -193,24 +193,27 @@ class WorkspaceIndex {
  * items, ~60 MB of object headers). Documents are append-only ordinals; a retired document's run stays
  * (its document is never read again) and is not counted.
  */
-class DocSpans {
-  private readonly starts = growable(Int32Array, 1024);
+export class DocSpans {
+  private starts: Int32Array;
   private used = 0;
-  values = growable(Int32Array, 4096);
+  values: Int32Array;
   weights: Float64Array | null;
 
-  constructor(weighted = false) {
-    this.weights = weighted ? growable(Float64Array, 4096) : null;
+  /** `reserve`: bytes of address space each array reserves at first (a full one moves to 8x as much). */
+  constructor(weighted = false, private readonly reserve = SPAN_RESERVE) {
+    this.starts = growable(Int32Array, 1024, reserve);
+    this.values = growable(Int32Array, 4096, reserve);
+    this.weights = weighted ? growable(Float64Array, 4096, reserve) : null;
   }
 
   /** Room for `count` values of document `doc` (the next ordinal); returns where they start in `values`. */
   append(doc: number, count: number): number {
     const at = this.used;
     this.used += count;
-    ensure(this.values, this.used);
-    if (this.weights) ensure(this.weights, this.used);
+    this.values = ensure(this.values, this.used);
+    if (this.weights) this.weights = ensure(this.weights, this.used);
     // starts[d] is where document d's run begins, starts[d + 1] where it ends.
-    ensure(this.starts, doc + 2);
+    this.starts = ensure(this.starts, doc + 2);
     this.starts[doc] = at;
     this.starts[doc + 1] = this.used;
     return at;
@@ -225,19 +228,37 @@ class DocSpans {
   }
 }
 
-type GrowableArray = Int32Array | Float64Array;
+/**
+ * Address space a span array reserves at first (64 MB: 16M terms or mentions, some 150k items); pages are
+ * committed only as it fills. Reservations stay small so that many workspaces fit in a process's address space.
+ */
+const SPAN_RESERVE = 2 ** 26;
 
-/** A length-tracking typed array on a resizable buffer that reserves `2 ** 32` bytes of address space. */
-function growable<T extends GrowableArray>(Kind: { new (buffer: ArrayBuffer): T; BYTES_PER_ELEMENT: number }, length: number): T {
-  return new Kind(new ArrayBuffer(length * Kind.BYTES_PER_ELEMENT, { maxByteLength: 2 ** 32 }));
+type GrowableArray = Int32Array | Float64Array;
+type GrowableKind<T extends GrowableArray> = { new (buffer: ArrayBuffer): T; BYTES_PER_ELEMENT: number };
+
+/** A length-tracking typed array of `length` elements on a resizable buffer reserving `reserve` bytes. */
+function growable<T extends GrowableArray>(Kind: GrowableKind<T>, length: number, reserve: number): T {
+  const bytes = length * Kind.BYTES_PER_ELEMENT;
+  return new Kind(new ArrayBuffer(bytes, { maxByteLength: Math.max(reserve, bytes) }));
 }
 
-/** Grows a `growable` array (by doubling, in place) to hold at least `length` elements. */
-function ensure(array: GrowableArray, length: number): void {
-  if (array.length >= length) return;
+/**
+ * `array` able to hold at least `length` elements: grown in place (by doubling) within its reservation, else
+ * copied into a new array reserving 8x as much.
+ */
+function ensure<T extends GrowableArray>(array: T, length: number): T {
+  if (array.length >= length) return array;
   const buffer = array.buffer as ArrayBuffer;
-  if (length * array.BYTES_PER_ELEMENT > buffer.maxByteLength) throw new Error(`the in-memory read model holds at most ${buffer.maxByteLength / array.BYTES_PER_ELEMENT} terms or mentions per workspace`);
-  buffer.resize(Math.min(buffer.maxByteLength, Math.max(length, array.length * 2) * array.BYTES_PER_ELEMENT));
+  const bytes = Math.max(length, array.length * 2) * array.BYTES_PER_ELEMENT;
+  if (bytes <= buffer.maxByteLength) {
+    buffer.resize(bytes);
+    return array;
+  }
+  const Kind = array.constructor as GrowableKind<T>;
+  const next = growable(Kind, Math.max(length, array.length * 2), 8 * buffer.maxByteLength);
+  next.set(array);
+  return next;
 }
 
 interface ItemRowRead {
