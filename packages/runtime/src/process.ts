@@ -45,8 +45,26 @@ export function onShutdownSignal(logger: Logger, deadlineMs: number, stop: (sign
 
 /** Runs a service's main; an unexpected start-up failure is printed and exits 1. */
 export function runMain(main: () => Promise<void>): void {
+  const unsupported = unsupportedNode(process.versions.node);
+  if (unsupported) {
+    console.error(unsupported);
+    process.exit(1);
+  }
   main().catch((err: unknown) => {
     console.error(err);
     process.exit(1);
   });
+}
+
+/** The oldest Node.js major Engram runs on (`engines` in package.json). */
+export const MIN_NODE_MAJOR = 22;
+
+/**
+ * Why this Node.js cannot run Engram, or null. Node 20 starts and then fails searches at scale: its
+ * N-API cannot hand a SharedArrayBuffer to a native addon, and the vector mirror's int8 scan (from 16k
+ * chunks) passes one to usearch.
+ */
+export function unsupportedNode(version: string): string | null {
+  const major = Number(version.split('.')[0]);
+  return major >= MIN_NODE_MAJOR ? null : `Engram needs Node.js ${MIN_NODE_MAJOR} or newer; this is ${version}. Install Node ${MIN_NODE_MAJOR} LTS (the README says how).`;
 }

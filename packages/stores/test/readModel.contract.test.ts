@@ -135,6 +135,12 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     // Loaded from what is already there.
     const memory = createMemoryReadModel(db, sql);
     expect(await memory.loaded()).toBe(true);
+    // A read issued while the model loads waits for it rather than reading SQL (at 100k items a SQL
+    // read held the database for seconds, and the load queued behind them).
+    const noSql = new Proxy(sql, { get: (_t, name) => () => Promise.reject(new Error(`SQL read ${String(name)} while loading`)) });
+    const loading = createMemoryReadModel(db, noSql);
+    expect(await loading.stats(ws)).toEqual(await memory.stats(ws));
+    await loading.close();
     const terms = ['decorators', 'fix', 'comments', 'yaml', 'lost', 'printer', 'missing'];
     const keys = ['decorators', 'yaml', 'nothing'];
     const filters: ItemFilter[] = [

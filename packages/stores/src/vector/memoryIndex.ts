@@ -327,11 +327,10 @@ async function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want:
   const scanned = matrix.rows;
   const count = Math.min(scanned, Math.max(want * QUANTIZED_OVERFETCH, QUANTIZED_MIN_CANDIDATES));
   if (count >= scanned) return scan(matrix.data.subarray(0, scanned * dims), query, dims, want);
-  // Should the scan thread fail, this event loop scans (as it did before the thread).
-  const coarse = await scanInt8(q8.buffer as SharedArrayBuffer, scanned, dims, q, count).catch(() => {
-    const found = exactSearch(q8.subarray(0, scanned * dims), q, dims, count, MetricKind.IP, SCAN_THREADS) as Matches;
-    return { rows: Uint32Array.from(found.keys, Number), distances: found.distances };
-  });
+  // Should the scan thread fail, this event loop scans the float32 rows, exactly: a native scan of the
+  // shared int8 matrix here would fail the same way where the addon cannot read a SharedArrayBuffer.
+  const coarse = await scanInt8(q8.buffer as SharedArrayBuffer, scanned, dims, q, count).catch(() => null);
+  if (!coarse) return scan(matrix.data.subarray(0, matrix.rows * dims), query, dims, Math.min(want, matrix.rows));
   const rows = matrix.rows;
   const candidates = Array.from(coarse.rows).filter((row) => row < rows);
   if (candidates.length === 0) return { rows: [], distances: [] };

@@ -288,7 +288,7 @@ interface Mention {
 
 /**
  * The search's reads from an index held in memory, for the embedded default where this process is the
- * database's only writer. Loaded in pages at start (until then, and on any load failure, every read goes
+ * database's only writer. Loaded in pages at start (reads wait for the load; should it fail, every read goes
  * to `fallback`, the SQL read model), then kept in step through the items' change feed (`change_seq`
  * stamped by a trigger on every write, tombstones for deletes): `refresh` applies what was committed
  * since the last one, and runs before a read whenever the database has been written since. Postings are
@@ -473,7 +473,12 @@ export function createMemoryReadModel(
    * the import's writes. With no catch-up running, a read after a write always sees it.
    */
   const use = async (): Promise<boolean> => {
-    if (!ready) return false;
+    if (!ready) {
+      // Wait for the load rather than read SQL meanwhile: at 100k items a SQL lexical read took ~2 s of the
+      // database thread, and 16 clients' reads kept the load's own pages waiting behind them for minutes.
+      await loading;
+      if (!ready) return false;
+    }
     if (maxStalenessMs === undefined || !inFlight || performance.now() - inFlightSince < maxStalenessMs) await refresh();
     else {
       let timer: NodeJS.Timeout | undefined;
