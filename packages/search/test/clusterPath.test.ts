@@ -44,7 +44,7 @@ describe('the centroid matrix', () => {
     return Float64Array.from(v, (x) => x / n);
   };
 
-  it('ranks clusters as comparing the query with each centroid would, ties in row order', () => {
+  it('ranks clusters as comparing the query with each centroid would, ties in row order', async () => {
     const rand = seeded(7);
     // Rows of 8 dimensions, a few shorter (a model change leaves old centroids behind), and duplicates for ties.
     const centroids = Array.from({ length: 300 }, (_, i) => ({ id: `c${i}`, unit: unit(Array.from({ length: i % 37 === 0 ? 5 : 8 }, rand)), memberCount: 1 }));
@@ -58,15 +58,15 @@ describe('the centroid matrix', () => {
           .filter((c) => c.sim >= floor)
           .sort((a, b) => b.sim - a.sim)
           .slice(0, k);
-        expect(matrix.nearest(query, k, floor)).toEqual(expected);
+        expect(await matrix.nearest(query, k, floor)).toEqual(expected);
       }
     }
-    expect(matrix.nearest(centroids[10]!.unit, 2, -1).map((c) => c.id)).toEqual(['c10', 'dup10']);
+    expect((await matrix.nearest(centroids[10]!.unit, 2, -1)).map((c) => c.id)).toEqual(['c10', 'dup10']);
   });
 
   // From NATIVE_MIN_ROWS rows a float32 scan goes first: its answer must still be the exact scan's,
   // including rows float32 cannot tell apart (a centroid and one moved by 1e-9) and exact ties.
-  it('gives the exact answer with the float32 scan first, on rows float32 cannot tell apart', () => {
+  it('gives the exact answer with the float32 scan first, on rows float32 cannot tell apart', async () => {
     const rand = seeded(11);
     const dims = 24;
     const centroids = Array.from({ length: NATIVE_MIN_ROWS + 700 }, (_, i) => ({ id: `c${i}`, unit: unit(Array.from({ length: i % 97 === 0 ? 20 : dims }, rand)), memberCount: 1 }));
@@ -85,10 +85,10 @@ describe('the centroid matrix', () => {
     const queries = [...Array.from({ length: 30 }, () => unit(Array.from({ length: dims }, rand))), ...[7, 14, 21, 28].map((r) => centroids[r]!.unit)];
     for (const query of queries) {
       for (const [k, floor] of [[3, 0.2], [5, -1], [10, 0], [1, 0.99], [40, -1]] as const) {
-        expect(matrix.nearest(query, k, floor)).toEqual(reference(query, k, floor));
+        expect(await matrix.nearest(query, k, floor)).toEqual(reference(query, k, floor));
       }
     }
-    const tied = matrix.nearest(centroids[7]!.unit, 3, -1).map((c) => c.id);
+    const tied = (await matrix.nearest(centroids[7]!.unit, 3, -1)).map((c) => c.id);
     expect(tied).toContain('dup1');
     expect(tied.indexOf('c7')).toBeLessThan(tied.indexOf('dup1'));
   });

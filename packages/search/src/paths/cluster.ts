@@ -1,4 +1,4 @@
-import { clusterCentroidsById, clusterCentroidVersions, clusterMembers, narrowsItems, topInnerProducts, type Db, type SearchReadModel } from '@engram/stores';
+import { clusterCentroidsById, clusterCentroidVersions, clusterMembers, narrowsItems, sharedFloats, topInnerProductsOffThread, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
 import { cachedRead, derive, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
@@ -29,8 +29,9 @@ const CENTROID_PAGE = 256;
  * at 100k items), and reading them in memory order beats a walk over one array per cluster.
  *
  * From NATIVE_MIN_ROWS rows a float32 copy is scanned first by the native SIMD kernel (7x faster than
- * this loop on 2,000 x 512), and only the rows whose float32 similarity is within its rounding bound of
- * the cut are compared exactly: the answer is the exact scan's, ties and all.
+ * this loop on 2,000 x 512), on the scan thread (at 100k items, ~1.8 ms a search on the event loop under
+ * 16 clients), and only the rows whose float32 similarity is within its rounding bound of the cut are
+ * compared exactly: the answer is the exact scan's, ties and all.
  */
 export class UnitCentroids {
   readonly ids: string[];
@@ -44,11 +45,14 @@ export class UnitCentroids {
     this.stride = centroids.reduce((m, c) => Math.max(m, c.unit.length), 0);
     this.rows = new Float64Array(centroids.length * this.stride);
     centroids.forEach((c, r) => this.rows.set(c.unit, r * this.stride));
-    this.rows32 = centroids.length >= NATIVE_MIN_ROWS && this.stride > 0 ? Float32Array.from(this.rows) : null;
+    if (centroids.length >= NATIVE_MIN_ROWS && this.stride > 0) {
+      this.rows32 = sharedFloats(this.rows.length);
+      this.rows32.set(this.rows);
+    } else this.rows32 = null;
   }
 
   /** The `k` rows most similar to the unit `query` at or above `floor`, most similar first (ties: the earlier row). */
-  nearest(query: Float64Array, k: number, floor: number): { id: string; sim: number }[] {
+  async nearest(query: Float64Array, k: number, floor: number): Promise<{ id: string; sim: number }[]> {
     if (k <= 0) return [];
     const count = this.ids.length;
     if (!this.rows32) return this.exact(query, k, floor, null);
@@ -63,7 +67,7 @@ export class UnitCentroids {
     // (at most stride + 2 roundings of 2^-24 over sum |q_i r_i| <= |q|), and the kernel's 1 - product; doubled.
     const bound = 2 * ((stride + 4) * 2 ** -24 * Math.sqrt(norm) + 2 ** -22);
     for (let want = Math.min(count, 4 * k + 64); want < count; want = Math.min(count, want * 4)) {
-      const { rows, products } = topInnerProducts(this.rows32, q32, stride, want);
+      const { rows, products } = await topInnerProductsOffThread(this.rows32, q32, stride, want);
       // Every row's exact similarity is within `bound` of its product: the k-th exact one is at least
       // the k-th product less the bound, and a row not returned is at most the last product plus it.
       const cut = Math.max(floor, products.length >= k ? products[k - 1]! - bound : -Infinity);
@@ -165,7 +169,7 @@ export function clusterPath(read: SearchReadModel, clusters: CentroidCache, filt
   const started = performance.now();
   return (async () => {
     const all = await clusters.centroids(filter.workspaceId);
-    const ranked = all.nearest(toUnit(queryVector), Math.max(0, Math.floor(options.clusters)), options.floor);
+    const ranked = await all.nearest(toUnit(queryVector), Math.max(0, Math.floor(options.clusters)), options.floor);
     if (ranked.length === 0) return { scores: new Map(), ms: performance.now() - started, clusterIds: [] };
     const inner = await timed(async () => {
       const members = await clusters.members(read, filter, ranked.map((c) => c.id));

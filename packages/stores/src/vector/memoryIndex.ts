@@ -1,5 +1,5 @@
 import { exactSearch, MetricKind, type Matches } from 'usearch';
-import { scanInt8 } from './scanThread.js';
+import { scanShared } from './scanThread.js';
 import type { VectorFilter, VectorHit, VectorRecord } from './types.js';
 
 /** A chunk as the memory index holds it: its filter fields and its row in its workspace's matrix. */
@@ -307,6 +307,23 @@ export function topInnerProducts(data: Float32Array, query: Float32Array, dims: 
   return { rows: found.rows, products: Array.from(found.distances, (d) => 1 - d) };
 }
 
+/** A float32 array on a SharedArrayBuffer, for `topInnerProductsOffThread`. */
+export function sharedFloats(length: number): Float32Array {
+  return new Float32Array(new SharedArrayBuffer(length * 4));
+}
+
+/**
+ * `topInnerProducts` on the scan thread, for a matrix on a SharedArrayBuffer (`sharedFloats`) that no
+ * one writes while a scan runs; on this thread should the scan thread fail.
+ */
+export async function topInnerProductsOffThread(data: Float32Array, query: Float32Array, dims: number, want: number): Promise<{ rows: number[]; products: number[] }> {
+  const rows = data.length / dims;
+  if (!(data.buffer instanceof SharedArrayBuffer) || data.byteOffset !== 0) return topInnerProducts(data, query, dims, want);
+  const found = await scanShared(data.buffer, rows, dims, query, Math.min(want, rows)).catch(() => null);
+  if (!found) return topInnerProducts(data, query, dims, want);
+  return { rows: Array.from(found.rows), products: Array.from(found.distances, (d) => 1 - d) };
+}
+
 /** The `want` best rows of a float32 matrix by inner product (usearch's native kernel), best first. */
 function scan(data: Float32Array, query: Float32Array, dims: number, want: number): { rows: number[]; distances: ArrayLike<number> } {
   const found = exactSearch(data, query, dims, want, MetricKind.IP, SCAN_THREADS) as Matches;
@@ -329,7 +346,7 @@ async function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want:
   if (count >= scanned) return scan(matrix.data.subarray(0, scanned * dims), query, dims, want);
   // Should the scan thread fail, this event loop scans the float32 rows, exactly: a native scan of the
   // shared int8 matrix here would fail the same way where the addon cannot read a SharedArrayBuffer.
-  const coarse = await scanInt8(q8.buffer as SharedArrayBuffer, scanned, dims, q, count).catch(() => null);
+  const coarse = await scanShared(q8.buffer as SharedArrayBuffer, scanned, dims, q, count).catch(() => null);
   if (!coarse) return scan(matrix.data.subarray(0, matrix.rows * dims), query, dims, Math.min(want, matrix.rows));
   const rows = matrix.rows;
   const candidates = Array.from(coarse.rows).filter((row) => row < rows);

@@ -1,5 +1,5 @@
 /**
- * The int8 pre-scan's thread (`scanThread.ts`): usearch's exact scan of a shared int8 matrix, off the
+ * The scan thread (`scanThread.ts`): usearch's exact scan of a shared int8 or float32 matrix, off the
  * event loop that answers searches.
  */
 import { createRequire } from 'node:module';
@@ -14,7 +14,8 @@ const port = parentPort!;
 port.on('message', (m: ScanRequest) => {
   let reply: ScanReply;
   try {
-    const found = exactSearch(new Int8Array(m.data, 0, m.rows * m.dims), m.query, m.dims, m.count, MetricKind.IP, 1) as Usearch.Matches;
+    const rows = m.query instanceof Float32Array ? new Float32Array(m.data, 0, m.rows * m.dims) : new Int8Array(m.data, 0, m.rows * m.dims);
+    const found = exactSearch(rows, m.query, m.dims, m.count, MetricKind.IP, 1) as Usearch.Matches;
     reply = { id: m.id, rows: Uint32Array.from(found.keys, Number), distances: Float32Array.from(found.distances) };
   } catch (err) {
     reply = { id: m.id, error: err instanceof Error ? err.message : String(err) };
