@@ -52,6 +52,11 @@ export interface QueryService {
   proxySearch(workspaceId: string): Promise<ProxySearchResponse['connections']>;
   /** Throws `NotFoundError('connection' | 'action')`, `z.ZodError` (params) or `UpstreamError('provider')`. */
   proxyCall(workspaceId: string, request: ProxyCallRequest, signal?: AbortSignal): Promise<ProxyResult>;
+  /**
+   * Whether the first stage's in-memory indexes (read model, vector mirror) have finished loading, or
+   * failed to and left searches on SQL; true where there are none. Searches wait for a load in progress.
+   */
+  indexesLoaded(): boolean;
 }
 
 /** Set per search call, so a failed LLM call is told apart from a thorough search that never asked one. */
@@ -79,6 +84,9 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
 export function createQueryService(deps: QueryServiceDeps): QueryService {
   const { proxy, logger, ...searchDeps } = deps;
   const engine = createSearchService({ ...searchDeps, ...(searchDeps.llm ? { llm: traced(searchDeps.llm) } : {}) });
+  let loaded = false;
+  const mirror = 'memoryReady' in deps.vectors && typeof deps.vectors.memoryReady === 'function' ? (deps.vectors.memoryReady as () => Promise<boolean>)() : Promise.resolve(false);
+  void Promise.allSettled([engine.readModelLoaded(), mirror]).then(() => (loaded = true));
 
   function fallbackReason(out: SearchOutcome, trace: { error?: unknown }): FallbackReason | undefined {
     if (!out.requestedMode) return undefined;
@@ -115,6 +123,8 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
     },
 
     proxySearch: (workspaceId) => listProxyConnections(proxy, workspaceId),
+
+    indexesLoaded: () => loaded,
 
     async proxyCall(workspaceId, request, signal) {
       const out = await callProxyAction(proxy, workspaceId, request, signal);

@@ -27,7 +27,8 @@ export type { QueryEmbedder, SearchDeps, SearchOptions, SearchOutcome } from './
  * file holds what lives as long as the service (caches, the read model) and times the stages.
  */
 export function createSearchService(deps: SearchDeps) {
-  const read = deps.read ?? openSearchReadModel(deps.db, deps.readStalenessMs ? { maxStalenessMs: deps.readStalenessMs } : {});
+  const opened = deps.read ? null : openSearchReadModel(deps.db, deps.readStalenessMs ? { maxStalenessMs: deps.readStalenessMs } : {});
+  const read = deps.read ?? opened!;
   const shared = sharedSnapshots(deps.db, deps.contextStalenessMs);
   const centroids = createCentroidCache(deps.db, shared, deps.contextStalenessMs);
   const actors = createActorDirectoryCache(deps.db, shared, deps.contextStalenessMs);
@@ -114,8 +115,10 @@ export function createSearchService(deps: SearchDeps) {
 
   return {
     search,
-    /** The first stage's read model (in memory on the embedded default): `loaded()` once it has loaded. */
+    /** The first stage's read model (in memory on the embedded default). */
     readModel: read,
+    /** Settles once the read model this service opened has loaded (or failed to: SQL serves); at once for an injected one. */
+    readModelLoaded: (): Promise<boolean> => opened?.loaded() ?? Promise.resolve(false),
     /** The query embedder search uses (memoized), for find-similar on text that is not indexed. */
     embedder,
     async close(): Promise<void> {

@@ -25,6 +25,8 @@ export interface AppRoutes {
   docs?: Router;
   /** Mounted at `/`: the search console (static files). */
   console?: Router;
+  /** False while the search's in-memory indexes load: `/readyz` answers 503 `loading` meanwhile. */
+  searchReady?: () => boolean;
 }
 
 /**
@@ -43,7 +45,7 @@ export function createApp(runtime: Runtime, routes: AppRoutes = {}, options: { l
   app.use(requestContext(runtime.logger));
   app.use(metricsMiddleware(runtime));
   app.use(rejectUnstorableUrl);
-  app.use(healthRoutes(runtime));
+  app.use(healthRoutes(runtime, routes.searchReady));
   app.use(metricsRoutes(runtime));
   // Webhooks: counted per IP (nothing else identifies an unsigned sender), read raw up to a small limit,
   // and signature-checked before anything parses them.

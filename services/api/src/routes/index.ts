@@ -20,5 +20,6 @@ export function allRoutes(runtime: Runtime): AppRoutes {
     webhooks: runtime.config.webhooks ? webhookRoutes(runtime) : undefined,
     docs: docsRoutes(),
     console: consoleRoutes(),
+    searchReady: () => queries.indexesLoaded(),
   };
 }
