@@ -106,4 +106,14 @@ describe('vector memory index above the int8 pre-scan size', () => {
     }
     expect((await index.search(spike, { workspaceId: 'w' }, 1)).map((h) => h.itemId)).toEqual(['i-spike']);
   });
+
+  it('answers the same after warming (the int8 copy built ahead of the first search, as after a load)', async () => {
+    const warmed = createMemoryIndex();
+    warmed.upsert([...records].map(([itemId, v]) => ({ id: `w-${itemId}`, itemId, vector: v, workspaceId: 'w', source: 'github', type: 'commit', occurredAt: '2026-01-01T00:00:00Z', actorNames: [] })));
+    await warmed.warm();
+    for (let t = 0; t < 3; t++) {
+      const q = vector();
+      expect(await warmed.search(q, { workspaceId: 'w' }, 50)).toEqual(await index.search(q, { workspaceId: 'w' }, 50));
+    }
+  });
 });

@@ -90,6 +90,7 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
         await new Promise((resolve) => setImmediate(resolve));
       }
       index.trim();
+      await index.warm();
       if (table === t) ready = index;
       return index;
     })().catch(() => {
