@@ -66,7 +66,7 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
   const createHnsw = (q: Queryable, t: string) => q.query(`CREATE INDEX IF NOT EXISTS ${t}_hnsw ON ${t} USING hnsw (embedding vector_cosine_ops)`);
   /** The active table's mirror: loading or loaded; null when the table is too big (SQL search). */
   let memory: Promise<MemoryIndex | null> | null = null;
-  /** The mirror once loaded; until then searches use SQL rather than wait for the load. */
+  /** The mirror once loaded (and warmed); until then a search waits for the load. */
   let ready: MemoryIndex | null = null;
   /** Starts (or joins) loading the mirror; a failed load answers null (search stays on SQL) and is retried next time. */
   const loadMemory = (t: string): Promise<MemoryIndex | null> => {
