@@ -86,6 +86,9 @@ describe('vector memory index above the int8 pre-scan size', () => {
 
   it('finds the same best items as an exact scan, as rows are added (one wider than the int8 scale) and removed', async () => {
     add(17_000, 0);
+    // The first search scans the float32 rows while the int8 copy is built in the background.
+    expect((await index.search(vector(), { workspaceId: 'w' }, 5)).length).toBe(5);
+    await index.warm();
     for (let t = 0; t < 3; t++) {
       const q = vector();
       expect((await index.search(q, { workspaceId: 'w' }, 50)).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
@@ -105,6 +108,48 @@ describe('vector memory index above the int8 pre-scan size', () => {
       expect((await index.search(q, { workspaceId: 'w' }, 50)).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
     }
     expect((await index.search(spike, { workspaceId: 'w' }, 1)).map((h) => h.itemId)).toEqual(['i-spike']);
+    // Rebuilt at the spike's scale: the int8 scan finds it too.
+    await index.warm();
+    expect((await index.search(spike, { workspaceId: 'w' }, 1)).map((h) => h.itemId)).toEqual(['i-spike']);
+  });
+
+  it('rebuilds the int8 copy in the background while rows are added, moved and removed', async () => {
+    const d = 64;
+    const rand = random(3);
+    const unitRow = () => Array.from({ length: d }, () => rand() - 0.5);
+    const rows = new Map<string, number[]>();
+    const live = createMemoryIndex();
+    const put = (itemId: string, v: number[]) => {
+      rows.set(itemId, v);
+      live.upsert([{ id: `c-${itemId}`, itemId, vector: v, workspaceId: 'w', source: 'github', type: 'commit', occurredAt: '2026-01-01T00:00:00Z', actorNames: [] }]);
+    };
+    // 20k x 64: two slices of the background build, so writes land between them.
+    for (let i = 0; i < 20_000; i++) put(`i${i}`, unitRow());
+    await live.warm();
+    // A row that does not fit the scale makes the copy stale; the rebuild runs while rows come and go.
+    put('wide', Array.from({ length: d }, (_, j) => (j === 5 ? 40 : 0.01)));
+    expect((await live.search(rows.get('wide')!, { workspaceId: 'w' }, 1))[0]!.itemId).toBe('wide');
+    const rebuilt = live.warm();
+    const touched: string[] = [];
+    for (let tick = 0; tick < 6; tick++) {
+      const gone = [`i${tick * 7}`, `i${19_999 - tick * 3}`];
+      live.deleteItems('w', gone);
+      for (const id of gone) rows.delete(id);
+      for (let j = 0; j < 5; j++) {
+        const id = `new${tick}-${j}`;
+        put(id, unitRow());
+        touched.push(id);
+      }
+      // Rows moved into the deleted rows' places were written behind or ahead of the build's slices.
+      touched.push(`i${19_999 - tick * 3 - 1}`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await rebuilt;
+    await live.warm();
+    for (const id of touched) {
+      if (!rows.has(id)) continue;
+      expect((await live.search(rows.get(id)!, { workspaceId: 'w' }, 1))[0]!.itemId).toBe(id);
+    }
   });
 
   it('answers the same after warming (the int8 copy built ahead of the first search, as after a load)', async () => {

@@ -85,54 +85,93 @@ class WorkspaceMatrix {
   /** The int8 copy of `data` (row for row) once the matrix is large enough, and its scale. */
   private q8: Int8Array | null = null;
   private q8Scale = 0;
-  /** A row arrived whose largest component does not fit the scale: requantize before the next scan. */
+  /** A row arrived whose largest component does not fit the scale: the copy is rebuilt before it is used again. */
   private q8Stale = false;
+  /** The copy being built in the background: its scale, how far it has got, and whether a row outgrew the scale. */
+  private building: { q8: Int8Array; scale: number; done: number; wide: boolean } | null = null;
+  private rebuild: Promise<void> | null = null;
 
   constructor(readonly dims: number) {
     this.data = growableFloats(dims * 256);
   }
 
-  /** The int8 matrix, built (or rebuilt after a wider row arrived) on first use. */
-  quantized(): Int8Array {
-    if (!this.q8 || this.q8Stale) {
-      const used = this.data.subarray(0, this.rows * this.dims);
-      let max = 0;
-      for (let i = 0; i < used.length; i++) max = Math.max(max, Math.abs(used[i]!));
-      this.q8Scale = max > 0 ? 127 / max : 1;
-      this.q8 = sharedInt8(this.data.length);
-      for (let i = 0; i < used.length; i++) this.q8[i] = Math.round(used[i]! * this.q8Scale);
-      this.q8Stale = false;
-    }
-    return this.q8;
+  /**
+   * The int8 matrix, or null while it is (re)built in the background (the caller then scans the float32
+   * rows, exactly). Built at once, it held the event loop ~1.9 s at 100k x 512 on a 2-core VM: on the first
+   * search after a restart, and during imports whenever a row arrived that did not fit the scale.
+   */
+  quantized(): Int8Array | null {
+    if (this.q8 && !this.q8Stale) return this.q8;
+    this.rebuild ??= this.build().finally(() => {
+      this.rebuild = null;
+      this.building = null;
+    });
+    return null;
+  }
+
+  /** Builds the int8 matrix ahead of the first search that needs it (after a load), yielding as it goes. */
+  async warm(): Promise<void> {
+    if (this.rows < QUANTIZED_MIN_ROWS) return;
+    while (!this.quantized()) await this.rebuild;
   }
 
   /**
-   * Builds the int8 matrix ahead of the first search that needs it, in slices that yield to the event
-   * loop: built on first use, it held a search (and everything else) for ~1.9 s at 100k chunks after a
-   * restart. Rows that arrive meanwhile leave it to be built on first use.
+   * Quantizes every row in slices of WARM_SLICE values, yielding between them. Rows written meanwhile
+   * behind the slices are quantized into the new copy as they are written (`syncBuilding`); rows ahead of
+   * them are read when the slices get there. A value that does not fit the scale leaves the copy stale.
    */
-  async warm(): Promise<void> {
-    if (this.rows < QUANTIZED_MIN_ROWS || (this.q8 && !this.q8Stale)) return;
-    const used = this.rows * this.dims;
-    const data = this.data;
+  private async build(): Promise<void> {
     let max = 0;
+    const used = this.rows * this.dims;
     for (let start = 0; start < used; start += WARM_SLICE) {
-      for (let i = start, end = Math.min(used, start + WARM_SLICE); i < end; i++) max = Math.max(max, Math.abs(data[i]!));
+      const data = this.data;
+      for (let i = start, end = Math.min(used, start + WARM_SLICE, data.length); i < end; i++) max = Math.max(max, Math.abs(data[i]!));
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const scale = max > 0 ? 127 / max : 1;
-    const q8 = sharedInt8(this.data.length);
-    for (let start = 0; start < used; start += WARM_SLICE) {
-      for (let i = start, end = Math.min(used, start + WARM_SLICE); i < end; i++) q8[i] = Math.round(data[i]! * scale);
-      await new Promise((resolve) => setImmediate(resolve));
+    const building = { q8: sharedInt8(this.data.length), scale: max > 0 ? 127 / max : 1, done: 0, wide: false };
+    this.building = building;
+    while (building.done < this.rows * this.dims) {
+      const end = Math.min(this.rows * this.dims, building.done + WARM_SLICE);
+      this.quantizeInto(building, building.done, end);
+      building.done = end;
+      if (building.done < this.rows * this.dims) await new Promise((resolve) => setImmediate(resolve));
     }
-    if (this.data !== data || this.rows * this.dims !== used || (this.q8 && !this.q8Stale)) return;
-    this.q8 = q8;
-    this.q8Scale = scale;
-    this.q8Stale = false;
+    if (building.q8.length < this.data.length) building.q8 = this.growInt8(building.q8, this.data.length, building.done);
+    this.q8 = building.q8;
+    this.q8Scale = building.scale;
+    this.q8Stale = building.wide;
+  }
+
+  private quantizeInto(target: { q8: Int8Array; scale: number; wide: boolean }, from: number, to: number): void {
+    if (target.q8.length < to) target.q8 = this.growInt8(target.q8, this.data.length, from);
+    const { data } = this;
+    for (let i = from; i < to; i++) {
+      const q = Math.round(data[i]! * target.scale);
+      if (q > 127 || q < -127) target.wide = true;
+      target.q8[i] = Math.max(-127, Math.min(127, q));
+    }
+  }
+
+  /** A row written behind the background build's slices: quantized into the new copy now. */
+  private syncBuilding(row: number): void {
+    const b = this.building;
+    if (b && row * this.dims < b.done) this.quantizeInto(b, row * this.dims, (row + 1) * this.dims);
+  }
+
+  /** An int8 array of at least `length` values holding `q`'s first `used`: grown in place within its reservation, else copied. */
+  private growInt8(q: Int8Array, length: number, used: number): Int8Array {
+    const shared = q.buffer as SharedArrayBuffer;
+    if (shared.growable && length <= shared.maxByteLength) {
+      shared.grow(length);
+      return new Int8Array(shared);
+    }
+    const next = sharedInt8(length, 4 * length);
+    next.set(q.subarray(0, used));
+    return next;
   }
 
   private quantizeRow(row: number): void {
+    this.syncBuilding(row);
     if (!this.q8) return;
     const start = row * this.dims;
     for (let i = start; i < start + this.dims; i++) {
@@ -168,15 +207,7 @@ class WorkspaceMatrix {
       next.set(this.data.subarray(0, used));
       this.data = next;
     }
-    if (this.q8 && this.q8.length < length) {
-      const shared = this.q8.buffer as SharedArrayBuffer;
-      if (shared.growable && length <= shared.maxByteLength) shared.grow(length);
-      else {
-        const q = sharedInt8(length, 4 * length);
-        q.set(this.q8.subarray(0, used));
-        this.q8 = q;
-      }
-    }
+    if (this.q8 && this.q8.length < length) this.q8 = this.growInt8(this.q8, length, used);
   }
 
   /** Gives back the room past the last row (after a load, the growth margin is most of the slack). */
@@ -192,6 +223,7 @@ class WorkspaceMatrix {
       this.q8?.copyWithin(entry.row * this.dims, last.row * this.dims, (last.row + 1) * this.dims);
       last.row = entry.row;
       this.entries[entry.row] = last;
+      this.syncBuilding(entry.row);
     }
   }
 
@@ -371,6 +403,8 @@ function scan(data: Float32Array, query: Float32Array, dims: number, want: numbe
 async function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want: number): Promise<{ rows: number[]; distances: ArrayLike<number> }> {
   const dims = matrix.dims;
   const q8 = matrix.quantized();
+  // No int8 copy yet, or one being rebuilt for a row that did not fit its scale: scan the float32 rows.
+  if (!q8) return scan(matrix.data.subarray(0, matrix.rows * dims), query, dims, Math.min(want, matrix.rows));
   const q = new Int8Array(dims);
   const qScale = 127 / Math.max(1e-12, ...Array.from(query, Math.abs));
   for (let i = 0; i < dims; i++) q[i] = Math.round(query[i]! * qScale);
