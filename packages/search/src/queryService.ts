@@ -89,8 +89,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
   const { proxy, logger, ...searchDeps } = deps;
   const engine = createSearchService({ ...searchDeps, ...(searchDeps.llm ? { llm: traced(searchDeps.llm) } : {}) });
   let loaded = false;
-  const mirror = 'memoryReady' in deps.vectors && typeof deps.vectors.memoryReady === 'function' ? (deps.vectors.memoryReady as () => Promise<boolean>)() : Promise.resolve(false);
-  void Promise.allSettled([engine.readModelLoaded(), mirror])
+  void Promise.allSettled([engine.readModelLoaded(), deps.vectors.memoryReady?.() ?? Promise.resolve(false)])
     .then(async ([read]) => {
       // Where the indexes are in memory, one search per workspace fills the caches a first search would
       // (centroids, the actor directory): after a restart at 100k items the first search took 4.6 s, most

@@ -78,17 +78,21 @@ const WARM_SLICE = 1 << 20;
  */
 const GROWTH = 1.5;
 
+/** An int8 copy of a float32 matrix: values x scale, rounded; `wide` once a value did not fit (then clamped). */
+interface Int8Copy {
+  q8: Int8Array;
+  scale: number;
+  wide: boolean;
+}
+
 /** One workspace's unit vectors, one contiguous row-major matrix (rows swap-removed), and their entries. */
 class WorkspaceMatrix {
   data: Float32Array;
   readonly entries: Entry[] = [];
-  /** The int8 copy of `data` (row for row) once the matrix is large enough, and its scale. */
-  private q8: Int8Array | null = null;
-  private q8Scale = 0;
-  /** A row arrived whose largest component does not fit the scale: the copy is rebuilt before it is used again. */
-  private q8Stale = false;
-  /** The copy being built in the background: its scale, how far it has got, and whether a row outgrew the scale. */
-  private building: { q8: Int8Array; scale: number; done: number; wide: boolean } | null = null;
+  /** The int8 copy of `data` (row for row) once the matrix is large enough; `wide`: rebuilt before it is used again. */
+  private copy: Int8Copy | null = null;
+  /** The copy being built in the background, and how far it has got. */
+  private building: (Int8Copy & { done: number }) | null = null;
   private rebuild: Promise<void> | null = null;
 
   constructor(readonly dims: number) {
@@ -101,7 +105,7 @@ class WorkspaceMatrix {
    * search after a restart, and during imports whenever a row arrived that did not fit the scale.
    */
   quantized(): Int8Array | null {
-    if (this.q8 && !this.q8Stale) return this.q8;
+    if (this.copy && !this.copy.wide) return this.copy.q8;
     this.rebuild ??= this.build().finally(() => {
       this.rebuild = null;
       this.building = null;
@@ -137,12 +141,11 @@ class WorkspaceMatrix {
       if (building.done < this.rows * this.dims) await new Promise((resolve) => setImmediate(resolve));
     }
     if (building.q8.length < this.data.length) building.q8 = this.growInt8(building.q8, this.data.length, building.done);
-    this.q8 = building.q8;
-    this.q8Scale = building.scale;
-    this.q8Stale = building.wide;
+    this.copy = { q8: building.q8, scale: building.scale, wide: building.wide };
   }
 
-  private quantizeInto(target: { q8: Int8Array; scale: number; wide: boolean }, from: number, to: number): void {
+  /** Quantizes values [from, to) into `target` at its scale; a value that does not fit marks it `wide`. */
+  private quantizeInto(target: Int8Copy, from: number, to: number): void {
     if (target.q8.length < to) target.q8 = this.growInt8(target.q8, this.data.length, from);
     const { data } = this;
     for (let i = from; i < to; i++) {
@@ -172,13 +175,7 @@ class WorkspaceMatrix {
 
   private quantizeRow(row: number): void {
     this.syncBuilding(row);
-    if (!this.q8) return;
-    const start = row * this.dims;
-    for (let i = start; i < start + this.dims; i++) {
-      const q = Math.round(this.data[i]! * this.q8Scale);
-      if (q > 127 || q < -127) this.q8Stale = true;
-      this.q8[i] = Math.max(-127, Math.min(127, q));
-    }
+    if (this.copy) this.quantizeInto(this.copy, row * this.dims, (row + 1) * this.dims);
   }
 
   get rows(): number {
@@ -207,7 +204,7 @@ class WorkspaceMatrix {
       next.set(this.data.subarray(0, used));
       this.data = next;
     }
-    if (this.q8 && this.q8.length < length) this.q8 = this.growInt8(this.q8, length, used);
+    if (this.copy && this.copy.q8.length < length) this.copy.q8 = this.growInt8(this.copy.q8, length, used);
   }
 
   /** Gives back the room past the last row (after a load, the growth margin is most of the slack). */
@@ -220,7 +217,7 @@ class WorkspaceMatrix {
     const last = this.entries.pop()!;
     if (last !== entry) {
       this.data.copyWithin(entry.row * this.dims, last.row * this.dims, (last.row + 1) * this.dims);
-      this.q8?.copyWithin(entry.row * this.dims, last.row * this.dims, (last.row + 1) * this.dims);
+      this.copy?.q8.copyWithin(entry.row * this.dims, last.row * this.dims, (last.row + 1) * this.dims);
       last.row = entry.row;
       this.entries[entry.row] = last;
       this.syncBuilding(entry.row);

@@ -56,5 +56,7 @@ export interface VectorStore {
   getVectors(workspaceId: string, itemIds: string[]): Promise<Map<string, number[]>>;
   count(workspaceId: string): Promise<number>;
   healthy(): Promise<boolean>;
+  /** Waits for an in-memory mirror of the store to load; false when searches use the store itself. Omitted by stores with no mirror. */
+  memoryReady?(): Promise<boolean>;
   close(): Promise<void>;
 }
