@@ -31,11 +31,14 @@ export interface Pooled {
   commitsFolded: number;
 }
 
-/** What `toCandidate` reads of a pooled result, with its signals merged (`pooledSignals`). */
+/**
+ * What `toCandidate` reads of a pooled result, with its signals merged (`pooledSignals`), or null where
+ * nothing after fusion reads signals (`fast`): then the candidate carries none.
+ */
 export interface PooledWithSignals {
   row: PoolRow;
   paths: Record<PathName, number>;
-  signals: Record<string, number>;
+  signals: Record<string, number> | null;
 }
 
 /**
@@ -160,7 +163,7 @@ const CHANGE_TYPES = new Set(['pull_request', 'commit']);
  * The pooled signals (`p.signals`, which it takes over) with the item's own added: age, bot author, merged,
  * release note, file kinds and sizes. Added in place, in this order (one object a candidate, not two).
  */
-function withItemSignals(p: PooledWithSignals, row: ItemRow | undefined, title: string, content: string, now: Date): Record<string, number> {
+function withItemSignals(p: PooledWithSignals & { signals: Record<string, number> }, row: ItemRow | undefined, title: string, content: string, now: Date): Record<string, number> {
   const signals = p.signals;
   signals.recencyDays = Math.max(0, (now.getTime() - p.row.occurredAt) / 86_400_000);
   signals.isBot = row?.actor_names.some((a) => a.endsWith('[bot]')) ? 1 : 0;
@@ -194,6 +197,6 @@ export function toCandidate(p: PooledWithSignals, row: ItemRow | undefined, fuse
     occurredAt,
     fused,
     paths: { ...p.paths },
-    signals: withItemSignals(p, row, title, content, now),
+    signals: p.signals ? withItemSignals({ ...p, signals: p.signals }, row, title, content, now) : {},
   };
 }

@@ -72,6 +72,7 @@ export function createSearchService(deps: SearchDeps) {
     const readsAreas = (requestedMode !== 'fast' && deps.reranker?.readsAreaSignal) || options.debugCandidates;
     const fused = await fuseCandidates({ db: deps.db, read, fusion, now: now() }, question, retrieved, {
       textDepth: fast ? pageEnd : Math.max(pageEnd, rerankDepth),
+      signals: !fast,
       ...(readsAreas ? { areas: { model: areaModel, depth: rerankDepth } } : {}),
     });
     const retrievalMs = performance.now() - started;

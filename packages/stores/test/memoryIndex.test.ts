@@ -93,9 +93,8 @@ describe('vector memory index above the int8 pre-scan size', () => {
       const q = vector();
       expect((await index.search(q, { workspaceId: 'w' }, 50)).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
     }
-    // After the int8 copy exists: trimmed to its rows (as after a load), then new rows (one that does not
-    // fit its scale: a spike on one dimension) and deletes that move rows.
-    index.trim();
+    // After the int8 copy exists: new rows (one that does not fit its scale: a spike on one dimension) and
+    // deletes that move rows.
     add(500, 17_000);
     const spike = Array.from({ length: dims }, (_, d) => (d === 3 ? 1 : 0.001));
     records.set('i-spike', spike);
@@ -160,5 +159,32 @@ describe('vector memory index above the int8 pre-scan size', () => {
       const q = vector();
       expect(await warmed.search(q, { workspaceId: 'w' }, 50)).toEqual(await index.search(q, { workspaceId: 'w' }, 50));
     }
+  });
+});
+
+describe('vector memory index: a scan off the event loop while rows move', () => {
+  it('scores the candidates again here when a removal moved rows while the scan thread scored them', async () => {
+    const dims = 256;
+    const next = random(11);
+    const index = createMemoryIndex();
+    const records = new Map<string, number[]>();
+    const batch = Array.from({ length: 17_000 }, (_, j) => ({ id: `c${j}`, itemId: `i${j}`, vector: Array.from({ length: dims }, () => next()) }));
+    for (const r of batch) records.set(r.itemId, r.vector);
+    index.upsert(batch.map((r) => ({ ...r, workspaceId: 'w', source: 'github', type: 'commit', occurredAt: '2026-01-01T00:00:00Z', actorNames: [] })));
+    await index.warm();
+    const q = records.get('i100')!;
+    const pending = index.search(q, { workspaceId: 'w' }, 5);
+    // The request reaches the scan thread (a few promise turns), which answers from the rows as they are;
+    // before its reply is read, removing i100 moves the last row into i100's place.
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    const until = Date.now() + 500;
+    while (Date.now() < until);
+    index.deleteItems('w', ['i100']);
+    records.delete('i100');
+    const cosine = (a: number[], b: number[]) => a.reduce((s, x, d) => s + x * b[d]!, 0) / Math.sqrt(a.reduce((s, x) => s + x * x, 0) * b.reduce((s, x) => s + x * x, 0));
+    const expected = [...records].map(([id, v]) => [id, cosine(v, q)] as const).sort((a, b) => b[1] - a[1]).slice(0, 5).map(([id]) => id);
+    const hits = await pending;
+    expect(hits.map((h) => h.itemId)).toEqual(expected);
+    expect(hits[0]!.similarity).toBeLessThan(0.5);
   });
 });

@@ -22,13 +22,14 @@ export function byScore<T extends { id: string }>(score: (t: T) => number) {
  * Stage 2, fuse: the paths' candidates pooled into one list (a PR and its commits are one change),
  * scored by the weighted blend of path scores and signals, cut at MAX_RESULTS results (the list pages
  * are cut from, whose length is `total`), and the text read for the first `textDepth`.
- * With `areas`, the candidates the second stage reads get the area signal (`areaTitleLift`).
+ * With `areas`, the candidates the second stage reads get the area signal (`areaTitleLift`). Without
+ * `signals` (`fast`: no second stage reads them) the candidates carry no signals.
  */
 export async function fuseCandidates(
   deps: { db: Db; read: SearchReadModel; fusion: FusionWeights; now: Date },
   q: Question,
   retrieved: Retrieved,
-  options: { textDepth: number; areas?: { model: AreaModelReader; depth: number } },
+  options: { textDepth: number; signals: boolean; areas?: { model: AreaModelReader; depth: number } },
 ): Promise<Fused> {
   const pooled = await poolCandidates(deps.read, q.filter, retrieved.paths);
   // The two signals fusion reads, for every pooled result (one object reused: the rest are merged for the survivors only).
@@ -43,7 +44,7 @@ export async function fuseCandidates(
     .sort(byScore((c) => c.fused))
     .slice(0, MAX_RESULTS);
   const rows = await loadItems(deps.db, q.workspaceId, fusedPool.slice(0, options.textDepth).map((c) => c.id));
-  const candidates = fusedPool.map((c) => toCandidate({ row: c.p.row, paths: c.p.paths, signals: pooledSignals(c.p, retrieved.paths) }, rows.get(c.id), c.fused, deps.now));
+  const candidates = fusedPool.map((c) => toCandidate({ row: c.p.row, paths: c.p.paths, signals: options.signals ? pooledSignals(c.p, retrieved.paths) : null }, rows.get(c.id), c.fused, deps.now));
   if (!options.areas) return { candidates, rows };
   // The learned reranker's one signal that reads beyond the candidate: its area's titles.
   const started = performance.now();

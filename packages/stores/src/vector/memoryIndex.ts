@@ -47,9 +47,12 @@ function toUnit(vector: ArrayLike<number>): Float32Array | null {
 const FLOAT_RESERVE = 2 ** 30;
 const INT8_RESERVE = 2 ** 28;
 
-/** A float32 array of `length` values on a resizable buffer (length-tracking: it follows `resize`). */
+/**
+ * A float32 array of `length` values on a growable shared buffer (length-tracking: it follows `grow`), so
+ * the scan thread scores a search's int8 candidates on the rows themselves, without a copy.
+ */
 function growableFloats(length: number, reserve = FLOAT_RESERVE): Float32Array {
-  return new Float32Array(new ArrayBuffer(length * 4, { maxByteLength: Math.max(reserve, length * 4) }));
+  return new Float32Array(new SharedArrayBuffer(length * 4, { maxByteLength: Math.max(reserve, length * 4) }));
 }
 
 /** An int8 array the scan thread can read without a copy, on a growable shared buffer (length-tracking). */
@@ -73,8 +76,8 @@ const QUANTIZED_MIN_CANDIDATES = 1_024;
 const WARM_SLICE = 1 << 20;
 
 /**
- * How a matrix grows when full: by half again (in place, within its reservation; the margin's pages are
- * only committed as rows arrive), and a load gives the margin back (`trim`).
+ * How a matrix grows when full: by half again, in place within its reservation. The margin's pages are
+ * only touched (made resident) as rows arrive, so a margin no row reached costs address space, not memory.
  */
 const GROWTH = 1.5;
 
@@ -94,6 +97,11 @@ class WorkspaceMatrix {
   /** The copy being built in the background, and how far it has got. */
   private building: (Int8Copy & { done: number }) | null = null;
   private rebuild: Promise<void> | null = null;
+  /**
+   * Rows moved so far (a removal moves the last row into the hole): a scan that ran off this thread while
+   * it changed may have read a row in its old place, so its scores are computed again here.
+   */
+  moves = 0;
 
   constructor(readonly dims: number) {
     this.data = growableFloats(dims * 256);
@@ -192,13 +200,15 @@ class WorkspaceMatrix {
   }
 
   /**
-   * Makes room for `length` values, keeping every row: in place within the buffers' reservations (the
-   * int8 copy only grows; a shrunk float matrix leaves it its margin), else by copying into larger ones.
+   * Makes room for `length` values, keeping every row: in place within the buffers' reservations (shared
+   * buffers only grow: the pages of a margin no row was written to are never committed), else by copying
+   * into larger ones.
    */
   private resize(length: number): void {
     const used = this.rows * this.dims;
-    const buffer = this.data.buffer as ArrayBuffer;
-    if (buffer.resizable && length * 4 <= buffer.maxByteLength) buffer.resize(length * 4);
+    const buffer = this.data.buffer as SharedArrayBuffer;
+    if (length * 4 <= buffer.byteLength) return;
+    if (buffer.growable && length * 4 <= buffer.maxByteLength) buffer.grow(length * 4);
     else {
       const next = growableFloats(length, Math.min(2 ** 53, 4 * length * 4));
       next.set(this.data.subarray(0, used));
@@ -207,15 +217,12 @@ class WorkspaceMatrix {
     if (this.copy && this.copy.q8.length < length) this.copy.q8 = this.growInt8(this.copy.q8, length, used);
   }
 
-  /** Gives back the room past the last row (after a load, the growth margin is most of the slack). */
-  trim(): void {
-    if (this.data.length > this.rows * this.dims) this.resize(Math.max(1, this.rows) * this.dims);
-  }
 
   /** Removes a row by moving the last row into its place. */
   remove(entry: Entry): void {
     const last = this.entries.pop()!;
     if (last !== entry) {
+      this.moves++;
       this.data.copyWithin(entry.row * this.dims, last.row * this.dims, (last.row + 1) * this.dims);
       this.copy?.q8.copyWithin(entry.row * this.dims, last.row * this.dims, (last.row + 1) * this.dims);
       last.row = entry.row;
@@ -292,10 +299,6 @@ export function createMemoryIndex() {
     /** Builds what the first search would otherwise build (each large matrix's int8 copy), yielding as it goes. */
     async warm(): Promise<void> {
       for (const matrix of [...workspaces.values()]) await matrix.warm();
-    },
-    /** Gives back each matrix's growth margin (after a whole load). */
-    trim(): void {
-      for (const matrix of workspaces.values()) matrix.trim();
     },
     upsert(records: readonly VectorRecord[]): void {
       for (const r of records) {
@@ -394,10 +397,11 @@ function scan(data: Float32Array, query: Float32Array, dims: number, want: numbe
 
 /**
  * The `want` best rows: the int8 matrix's best `want * QUANTIZED_OVERFETCH` rows (at least
- * QUANTIZED_MIN_CANDIDATES), found on the scan thread, then copied out and scored again with the float32
- * kernel on the rows as they are when the scan returns (a candidate past the last row is dropped).
+ * QUANTIZED_MIN_CANDIDATES), found on the scan thread and scored again there with the float32 kernel on
+ * the float32 rows (shared too). Should a row have moved meanwhile (a removal), the candidates are scored
+ * again here on the rows as they are when the scan returns (a candidate past the last row is dropped).
  */
-async function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want: number): Promise<{ rows: number[]; distances: ArrayLike<number> }> {
+async function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want: number): Promise<{ rows: ArrayLike<number>; distances: ArrayLike<number> }> {
   const dims = matrix.dims;
   const q8 = matrix.quantized();
   // No int8 copy yet, or one being rebuilt for a row that did not fit its scale: scan the float32 rows.
@@ -408,10 +412,13 @@ async function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want:
   const scanned = matrix.rows;
   const count = Math.min(scanned, Math.max(want * QUANTIZED_OVERFETCH, QUANTIZED_MIN_CANDIDATES));
   if (count >= scanned) return scan(matrix.data.subarray(0, scanned * dims), query, dims, want);
+  const moves = matrix.moves;
   // Should the scan thread fail, this event loop scans the float32 rows, exactly: a native scan of the
   // shared int8 matrix here would fail the same way where the addon cannot read a SharedArrayBuffer.
-  const coarse = await scanShared(q8.buffer as SharedArrayBuffer, scanned, dims, q, count).catch(() => null);
+  const coarse = await scanShared(q8.buffer as SharedArrayBuffer, scanned, dims, q, count, { data: matrix.data.buffer as SharedArrayBuffer, query, want }).catch(() => null);
   if (!coarse) return scan(matrix.data.subarray(0, matrix.rows * dims), query, dims, Math.min(want, matrix.rows));
+  // Rows only added since the scan began: every candidate is where it was, and was scored on its own row.
+  if (coarse.fine && matrix.moves === moves) return coarse.fine;
   const rows = matrix.rows;
   const candidates = Array.from(coarse.rows).filter((row) => row < rows);
   if (candidates.length === 0) return { rows: [], distances: [] };

@@ -89,7 +89,6 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
         after = page.rows[page.rows.length - 1]!.id;
         await new Promise((resolve) => setImmediate(resolve));
       }
-      index.trim();
       await index.warm();
       if (table === t) ready = index;
       return index;

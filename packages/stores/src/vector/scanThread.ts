@@ -4,8 +4,9 @@
  * of 512 dims) the int8 scan was a quarter of the event loop's time under 16 searching clients, and the
  * centroid scan a further 6% (on a 2-core EPYC VM), with the second core mostly idle; here they run beside
  * the search's other paths. A matrix is a SharedArrayBuffer, so a scan copies only the query. The int8
- * scan may read rows the event loop is writing meanwhile: it only proposes candidates, which the caller
- * scores again exactly on the rows as they are once the scan returns.
+ * scan's candidates are scored again exactly here, on the float32 rows (shared too), so the event loop does
+ * no vector arithmetic for a search. Rows the event loop writes meanwhile are appended past the rows
+ * scanned; a removal moves a row, and then the caller scores the candidates again on its own thread.
  */
 import type { Worker } from 'node:worker_threads';
 import { spawnModuleWorker } from '../threads.js';
@@ -18,9 +19,25 @@ export interface ScanRequest {
   dims: number;
   query: Int8Array | Float32Array;
   count: number;
+  /**
+   * With an int8 scan: its candidates scored again exactly on the float32 matrix (`data`, row for row the
+   * same rows), the best `want` kept, before the reply: the event loop then does no vector arithmetic.
+   */
+  rescore?: Rescore;
 }
 
-export type ScanReply = { id: number; rows: Uint32Array; distances: Float32Array } | { id: number; error: string };
+export interface Rescore {
+  data: SharedArrayBuffer;
+  query: Float32Array;
+  want: number;
+}
+
+/** `rows`: the scan's best rows; `fine`: with `rescore`, the best `want` of them by the float32 matrix. */
+export type ScanReply = { id: number; rows: Uint32Array; distances: Float32Array; fine?: ScanFound } | { id: number; error: string };
+export interface ScanFound {
+  rows: Uint32Array;
+  distances: Float32Array;
+}
 
 interface ScanThread {
   worker: Worker;
@@ -32,7 +49,7 @@ let thread: ScanThread | null = null;
 /** Why the thread could not start: then every scan fails at once (the caller scans itself), none respawns it. */
 let unavailable: Error | null = null;
 let nextId = 1;
-const waiting = new Map<number, { resolve: (r: { rows: Uint32Array; distances: Float32Array }) => void; reject: (e: Error) => void }>();
+const waiting = new Map<number, { resolve: (r: ScanFound & { fine?: ScanFound }) => void; reject: (e: Error) => void }>();
 
 function start(): ScanThread {
   const worker = spawnModuleWorker(new URL(import.meta.url.endsWith('.ts') ? './scanWorker.ts' : './scanWorker.js', import.meta.url));
@@ -71,21 +88,29 @@ function start(): ScanThread {
 
 /**
  * The `count` best rows of a shared matrix's first `rows` rows by inner product with `query` (the matrix
- * holds the query's element type: int8 or float32), best first; `distances` are 1 - product.
+ * holds the query's element type: int8 or float32), best first; `distances` are 1 - product. With
+ * `rescore` (an int8 scan), also those rows' best `rescore.want` by the float32 matrix (`fine`).
  */
-export async function scanShared(data: SharedArrayBuffer, rows: number, dims: number, query: Int8Array | Float32Array, count: number): Promise<{ rows: Uint32Array; distances: Float32Array }> {
+export async function scanShared(
+  data: SharedArrayBuffer,
+  rows: number,
+  dims: number,
+  query: Int8Array | Float32Array,
+  count: number,
+  rescore?: Rescore,
+): Promise<ScanFound & { fine?: ScanFound }> {
   if (unavailable) throw unavailable;
   thread ??= start();
   const { worker, started } = thread;
   worker.ref();
   const id = nextId++;
-  const answer = new Promise<{ rows: Uint32Array; distances: Float32Array }>((resolve, reject) => waiting.set(id, { resolve, reject }));
+  const answer = new Promise<ScanFound & { fine?: ScanFound }>((resolve, reject) => waiting.set(id, { resolve, reject }));
   try {
     await started;
   } catch (err) {
     waiting.delete(id);
     throw err;
   }
-  worker.postMessage({ id, data, rows, dims, query, count } satisfies ScanRequest);
+  worker.postMessage({ id, data, rows, dims, query, count, ...(rescore ? { rescore } : {}) } satisfies ScanRequest);
   return answer;
 }
