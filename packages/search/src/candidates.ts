@@ -143,18 +143,32 @@ export function pooledSignals(p: Pooled, results: Partial<Record<PathName, PathR
   return signals;
 }
 
-/** One of `pooledSignals` alone (fusion reads two for every pooled result): undefined when no member has it. */
-export function pooledSignal(p: Pooled, results: Partial<Record<PathName, PathResult>>, key: string): number | undefined {
-  let value: number | undefined;
+/** The two signals fusion reads of every pooled result (`fusionSignals`): each undefined when no member has it. */
+export interface FusionEvidence {
+  proximity: number | undefined;
+  idfCovered: number | undefined;
+}
+
+/**
+ * `pooledSignals`' `proximity` and `idfCovered` alone, in one pass over the result's members and paths
+ * (fusion reads them for every pooled result, some 1,400 at 100k items), into `out`.
+ */
+export function pooledFusionEvidence(p: Pooled, results: Partial<Record<PathName, PathResult>>, out: FusionEvidence): FusionEvidence {
+  out.proximity = undefined;
+  out.idfCovered = undefined;
   for (const name of PATH_NAMES) {
     const byId = results[name]?.signals;
     if (!byId) continue;
     for (let i = 0; i < memberCount(p); i++) {
       const own = byId.get(memberAt(p, i));
-      if (own && key in own) value = Math.max(value ?? 0, own[key]!);
+      if (!own) continue;
+      const proximity = own.proximity;
+      const idfCovered = own.idfCovered;
+      if (proximity !== undefined) out.proximity = Math.max(out.proximity ?? 0, proximity);
+      if (idfCovered !== undefined) out.idfCovered = Math.max(out.idfCovered ?? 0, idfCovered);
     }
   }
-  return value;
+  return out;
 }
 
 const CHANGE_TYPES = new Set(['pull_request', 'commit']);

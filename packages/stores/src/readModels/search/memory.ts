@@ -571,9 +571,10 @@ export function createMemoryReadModel(
       const out = new Map<string, string>();
       if (!ws) return out;
       for (const commit of commitIds) {
-        let best: string | undefined;
-        for (const pr of ws.prsOf.get(commit) ?? []) if (best === undefined || pr < best) best = pr;
-        if (best !== undefined) out.set(commit, best);
+        // Most commits of a pool have no PR (lone commits) and the rest one: no array or iterator made for them.
+        const prs = ws.prsOf.get(commit);
+        if (prs === undefined || prs.size === 0) continue;
+        out.set(commit, prs.size === 1 ? (prs.values().next().value as string) : smallest(prs));
       }
       return out;
     },
@@ -586,6 +587,13 @@ export function createMemoryReadModel(
       workspaces.clear();
     },
   };
+}
+
+/** The smallest of a non-empty set of ids. */
+function smallest(ids: ReadonlySet<string>): string {
+  let best: string | undefined;
+  for (const id of ids) if (best === undefined || id < best) best = id;
+  return best!;
 }
 
 /** Whether a document of `ws` counts for a read under `filter`: the current version of its item, and passing the filter. */
