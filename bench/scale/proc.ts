@@ -62,6 +62,25 @@ export function serverMemory(rootPid: number): { server: number; tree: number } 
   return { server, tree: sizes.reduce((sum, s) => sum + s.rss, 0) };
 }
 
+/**
+ * The resident set once it has stopped falling: sampled every `everyMs` until the last `windowMs` of
+ * samples lie within 2% of each other (or `maxMs` passed). V8 gives back the heap an import and its
+ * re-cluster grew a minute or two after they end; this is what an idle server then holds.
+ */
+export async function settledMemory(sampler: { last(): number }, options: { everyMs: number; windowMs: number; maxMs: number }): Promise<{ bytes: number; seconds: number }> {
+  const started = performance.now();
+  const window = Math.ceil(options.windowMs / options.everyMs) + 1;
+  const samples: number[] = [];
+  for (;;) {
+    samples.push(sampler.last());
+    const recent = samples.slice(-window);
+    const steady = recent.length === window && Math.max(...recent) - Math.min(...recent) <= 0.02 * Math.max(...recent);
+    if (steady || performance.now() - started >= options.maxMs) break;
+    await new Promise((resolve) => setTimeout(resolve, options.everyMs));
+  }
+  return { bytes: samples[samples.length - 1]!, seconds: Math.round((performance.now() - started) / 1000) };
+}
+
 /** Samples a tree's memory every `everyMs` until stopped; keeps the peak and the last value. */
 export function memorySampler(rootPids: number[], everyMs = 2_000): { peak(): number; last(): number; stop(): void } {
   let peak = 0;

@@ -24,8 +24,17 @@ export interface ScaleReport {
 export interface Target {
   target: string;
   figure: string;
-  status: 'met' | 'missed' | 'not measured';
+  status: 'met' | 'missed' | 'not measured' | 'met at rest, missed at peak';
   run: string;
+}
+
+/**
+ * The memory target: met when even the peak stays within 1.5 GB; "at rest" when only the resident set the
+ * server settles to after the import does (the peak comes while an import and its re-cluster run).
+ */
+function memoryStatus(m: NonNullable<RunResult['memory']>): Target['status'] {
+  if (m.peakBytes <= 1.5e9) return 'met';
+  return m.settledBytes !== undefined && m.settledBytes <= 1.5e9 ? 'met at rest, missed at peak' : 'missed';
 }
 
 const mb = (bytes: number) => Math.round(bytes / 1e6);
@@ -95,7 +104,12 @@ export function evaluateTargets(report: ScaleReport): Target[] {
   const memRun = embedded.filter((r) => r.memory).sort((a, b) => b.size - a.size || (a.embedder === 'offline' ? -1 : 1))[0];
   const t8 = 'Resident memory of the embedded server at 100k items <= 1.5 GB';
   out.push(memRun
-    ? { target: t8, figure: `${mb(memRun.memory!.afterImportBytes)} MB after the import${memRun.memory!.afterSearchBytes ? `, ${mb(memRun.memory!.afterSearchBytes)} MB after the idle search phases` : ''}, peak ${mb(memRun.memory!.peakBytes)} MB (at ${memRun.size} items)`, status: memRun.size >= 100_000 ? status(memRun.memory!.peakBytes <= 1.5e9) : 'not measured', run: label(memRun) }
+    ? {
+        target: t8,
+        figure: `${mb(memRun.memory!.afterImportBytes)} MB after the import${memRun.memory!.settledBytes !== undefined ? `, ${mb(memRun.memory!.settledBytes)} MB at rest (${memRun.memory!.settledAfterS} s later, once it stopped falling)` : ''}${memRun.memory!.afterSearchBytes ? `, ${mb(memRun.memory!.afterSearchBytes)} MB after the idle search phases` : ''}, peak ${mb(memRun.memory!.peakBytes)} MB (at ${memRun.size} items)`,
+        status: memRun.size < 100_000 ? 'not measured' : memoryStatus(memRun.memory!),
+        run: label(memRun),
+      }
     : none(t8, 'no embedded run'));
 
   const t9 = 'From 10k to 100k items, `fast` p50 grows by at most 2x';
@@ -116,7 +130,7 @@ export function evaluateTargets(report: ScaleReport): Target[] {
 
 function runTable(runs: RunResult[]): string[] {
   const lines = [
-    '| items | import s | items/s | re-cluster s / at rest s | fast p50 / p95 server, 1 client | balanced p50 / p95 server, 1 client | fast x16 req/s | fast x16 client p50 / p95 / p99 | balanced x16 req/s | balanced x16 client p50 / p95 / p99 | errors | during import: req/s, client p95, /healthz max | RSS after import / after searches / peak MB | disk KB/item |',
+    '| items | import s | items/s | re-cluster s / at rest s | fast p50 / p95 server, 1 client | balanced p50 / p95 server, 1 client | fast x16 req/s | fast x16 client p50 / p95 / p99 | balanced x16 req/s | balanced x16 client p50 / p95 / p99 | errors | during import: req/s, client p95, /healthz max | RSS after import / at rest / after searches / peak MB | disk KB/item |',
     '| ---: | ---: | ---: | ---: | --- | --- | ---: | --- | ---: | --- | ---: | --- | --- | ---: |',
   ];
   for (const r of [...runs].sort((a, b) => a.size - b.size)) {
@@ -126,7 +140,7 @@ function runTable(runs: RunResult[]): string[] {
     const b16 = r.search.balanced?.['16'];
     const errors = Object.values(r.search).flatMap((m) => Object.values(m)).reduce((sum, l) => sum + l.errors + l.non2xx + l.timeouts, 0);
     const d = r.duringImport;
-    lines.push(`| ${r.size}${r.error ? ' (failed)' : ''} | ${fmt(r.ingest?.seconds)} | ${fmt(r.ingest?.itemsPerS)} | ${fmt(r.ingest?.reclusterSeconds)}${r.ingest?.settleSeconds !== undefined ? ` / ${fmt(r.ingest.settleSeconds)}` : ''} | ${f1 ? `${f1.server.p50} / ${f1.server.p95}` : '-'} | ${b1 ? `${b1.server.p50} / ${b1.server.p95}` : '-'} | ${fmt(f16?.requestsPerS)} | ${f16 ? `${f16.client.p50} / ${f16.client.p95} / ${f16.client.p99}` : '-'} | ${fmt(b16?.requestsPerS)} | ${b16 ? `${b16.client.p50} / ${b16.client.p95} / ${b16.client.p99}` : '-'} | ${errors} | ${d ? `${d.load.requestsPerS}, ${d.load.client.p95} ms, ${d.healthz.max} ms${d.finished ? '' : ` (${unfinishedImport(d)})`}` : '-'} | ${r.memory ? `${mb(r.memory.afterImportBytes)} / ${r.memory.afterSearchBytes ? mb(r.memory.afterSearchBytes) : '-'} / ${mb(r.memory.peakBytes)}` : '-'} | ${r.disk ? fmt(r.disk.bytesPerItem / 1024) : '-'} |`);
+    lines.push(`| ${r.size}${r.error ? ' (failed)' : ''} | ${fmt(r.ingest?.seconds)} | ${fmt(r.ingest?.itemsPerS)} | ${fmt(r.ingest?.reclusterSeconds)}${r.ingest?.settleSeconds !== undefined ? ` / ${fmt(r.ingest.settleSeconds)}` : ''} | ${f1 ? `${f1.server.p50} / ${f1.server.p95}` : '-'} | ${b1 ? `${b1.server.p50} / ${b1.server.p95}` : '-'} | ${fmt(f16?.requestsPerS)} | ${f16 ? `${f16.client.p50} / ${f16.client.p95} / ${f16.client.p99}` : '-'} | ${fmt(b16?.requestsPerS)} | ${b16 ? `${b16.client.p50} / ${b16.client.p95} / ${b16.client.p99}` : '-'} | ${errors} | ${d ? `${d.load.requestsPerS}, ${d.load.client.p95} ms, ${d.healthz.max} ms${d.finished ? '' : ` (${unfinishedImport(d)})`}` : '-'} | ${r.memory ? `${mb(r.memory.afterImportBytes)} / ${r.memory.settledBytes !== undefined ? mb(r.memory.settledBytes) : '-'} / ${r.memory.afterSearchBytes ? mb(r.memory.afterSearchBytes) : '-'} / ${mb(r.memory.peakBytes)}` : '-'} | ${r.disk ? fmt(r.disk.bytesPerItem / 1024) : '-'} |`);
   }
   return lines;
 }

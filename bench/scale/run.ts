@@ -11,7 +11,7 @@ import type { CorpusManifest } from './corpusFiles.js';
 import { startDeployment, type DeploymentKind, type ServerStores } from './deploy.js';
 import type { SourcePull, SourceCommit } from './generate.js';
 import { filteredTotals, healthSampler, importSettled, searchLoad, warmUp, type Access, type LoadResult } from './load.js';
-import { loadAverage, memoryParts, memorySampler } from './proc.js';
+import { loadAverage, memoryParts, memorySampler, settledMemory } from './proc.js';
 
 export type EmbedderKind = 'offline' | 'fast';
 export const MODES = ['fast', 'balanced'] as const;
@@ -48,7 +48,8 @@ export interface RunResult {
   /** `finished` is false when the import and its re-cluster outlasted the phase's cap (`importSeconds` is then the cap). */
   duringImport?: { items: number; finished: boolean; importSeconds: number; load: LoadResult; healthz: Awaited<ReturnType<ReturnType<typeof healthSampler>['stop']>> };
   /** RSS of the server: right after the import and its re-cluster, after the idle search phases (the server in use), and the peak. */
-  memory?: { afterImportBytes: number; afterSearchBytes?: number; peakBytes: number };
+  /** `settledBytes`: the resident set after the import once it stopped falling (`settledAfterS` later). */
+  memory?: { afterImportBytes: number; settledBytes?: number; settledAfterS?: number; afterSearchBytes?: number; peakBytes: number };
   /** The server's own account of its memory (MB per part, from `/metrics`) at the same two moments. */
   memoryParts?: { afterImport: Record<string, number>; afterSearch?: Record<string, number> };
   disk?: { bytes: number; bytesPerItem: number };
@@ -177,6 +178,10 @@ export async function runScale(
     });
     result.memory = { afterImportBytes: memory.last(), peakBytes: memory.peak() };
     result.memoryParts = { afterImport: await memoryParts(deployment.url, deployment.adminToken) };
+    await phase(result, 'memory at rest', ctx, async () => {
+      const settled = await settledMemory(memory, { everyMs: 5_000, windowMs: 45_000, maxMs: 300_000 });
+      result.memory = { ...result.memory!, settledBytes: settled.bytes, settledAfterS: settled.seconds };
+    });
     const bytes = await deployment.disk();
     result.disk = { bytes, bytesPerItem: Math.round(bytes / spec.corpus.count) };
 

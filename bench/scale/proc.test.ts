@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { settledMemory } from './proc.js';
+
+describe('settledMemory', () => {
+  it('waits for the resident set to stop falling and reports where it settled', async () => {
+    // Falls for six samples (the heap given back after a re-cluster), then holds within 1%.
+    const values = [3000, 2900, 2600, 2100, 1500, 1220, 1217, 1216, 1218, 1217, 1216, 1217, 1216];
+    let i = 0;
+    const settled = await settledMemory({ last: () => values[Math.min(i++, values.length - 1)]! }, { everyMs: 1, windowMs: 4, maxMs: 10_000 });
+    expect(settled.bytes).toBeLessThan(1220);
+    expect(i).toBeGreaterThanOrEqual(10);
+  });
+
+  it('gives up after maxMs on a resident set that never settles', async () => {
+    let v = 0;
+    const settled = await settledMemory({ last: () => (v += 1000) }, { everyMs: 1, windowMs: 4, maxMs: 30 });
+    expect(settled.bytes).toBeGreaterThan(0);
+    expect(settled.seconds).toBeLessThan(5);
+  });
+});
