@@ -1,7 +1,7 @@
 import type { Db, SearchReadModel } from '@engram/stores';
 import { areaTitleLift, type AreaModelReader } from '../areaLift.js';
 import { loadItems, MAX_RESULTS, poolCandidates, pooledFusionEvidence, pooledSignals, toCandidate, type FusionEvidence, type ItemRow } from '../candidates.js';
-import { kthLargest } from '../paths/lexical.js';
+import { best } from '../paths/lexical.js';
 import { fuse as blend, fusionSignals, recencyScore, type FusionWeights } from '../fusion.js';
 import type { Candidate } from '../rank/types.js';
 import type { Question, Retrieved } from './types.js';
@@ -56,13 +56,10 @@ export async function fuseCandidates(
 
 /**
  * The `limit` best by fused score, ties by id: what sorting them all and keeping the first `limit` gives,
- * with only those sorted (the pool is some 1,400 results at 100k items, the list 200).
+ * with only those sorted (the pool is some 1,400 results at 100k items, the list 200); the lexical path's
+ * cut (`best`) over their positions.
  */
 export function bestFused<T extends { id: string; fused: number }>(scored: T[], limit: number): T[] {
-  const order = byScore<T>((c) => c.fused);
-  if (scored.length <= limit) return scored.sort(order);
-  const threshold = kthLargest(Float64Array.from(scored, (c) => c.fused), limit);
-  const above = scored.filter((c) => c.fused > threshold).sort(order);
-  const ties = scored.filter((c) => c.fused === threshold).sort(order);
-  return above.concat(ties.slice(0, limit - above.length));
+  const positions = Array.from(scored.keys());
+  return best(Float64Array.from(scored, (c) => c.fused), positions, limit, (i) => scored[i]!.id).map((i) => scored[i]!);
 }

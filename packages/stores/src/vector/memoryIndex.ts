@@ -1,4 +1,5 @@
 import { exactSearch, MetricKind, type Matches } from 'usearch';
+import { candidateRescorer } from './rescore.js';
 import { scanShared } from './scanThread.js';
 import type { VectorFilter, VectorHit, VectorRecord } from './types.js';
 
@@ -207,7 +208,6 @@ class WorkspaceMatrix {
   private resize(length: number): void {
     const used = this.rows * this.dims;
     const buffer = this.data.buffer as SharedArrayBuffer;
-    if (length * 4 <= buffer.byteLength) return;
     if (buffer.growable && length * 4 <= buffer.maxByteLength) buffer.grow(length * 4);
     else {
       const next = growableFloats(length, Math.min(2 ** 53, 4 * length * 4));
@@ -216,7 +216,6 @@ class WorkspaceMatrix {
     }
     if (this.copy && this.copy.q8.length < length) this.copy.q8 = this.growInt8(this.copy.q8, length, used);
   }
-
 
   /** Removes a row by moving the last row into its place. */
   remove(entry: Entry): void {
@@ -421,24 +420,11 @@ async function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want:
   if (coarse.fine && matrix.moves === moves) return coarse.fine;
   const rows = matrix.rows;
   const candidates = Array.from(coarse.rows).filter((row) => row < rows);
-  if (candidates.length === 0) return { rows: [], distances: [] };
-  // Copied into scratch space kept across searches (nothing awaits between the copy and the scan): a
-  // fresh 2 MB array a search cost ~9 ms of page faults on a 2-core VM, a third of a search at 100k items.
-  const subset = rescoreScratch(candidates.length * dims);
-  for (let i = 0; i < candidates.length; i++) {
-    const row = candidates[i]!;
-    subset.set(matrix.data.subarray(row * dims, (row + 1) * dims), i * dims);
-  }
-  const fine = scan(subset, query, dims, Math.min(want, candidates.length));
-  return { rows: fine.rows.map((i) => candidates[i]!), distances: fine.distances };
+  return candidates.length === 0 ? { rows: [], distances: [] } : rescore(matrix.data, dims, candidates, query, want);
 }
 
-let rescoreRows = new Float32Array(0);
-/** The first `length` values of a float32 buffer reused by every search (grown, never shrunk). */
-function rescoreScratch(length: number): Float32Array {
-  if (rescoreRows.length < length) rescoreRows = new Float32Array(Math.max(length, rescoreRows.length * 2));
-  return rescoreRows.subarray(0, length);
-}
+/** The event loop's rescorer, for a scan across which rows moved. */
+const rescore = candidateRescorer({ exactSearch, MetricKind });
 
 export type MemoryIndex = ReturnType<typeof createMemoryIndex>;
 
