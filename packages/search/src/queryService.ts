@@ -117,6 +117,9 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
     async search(workspaceId, request, options) {
       const trace: { error?: unknown } = {};
       const out = await llmTrace.run(trace, () => engine.search(workspaceId, request, options));
+      if (out.embeddingError !== undefined) {
+        logger?.warn({ workspaceId, err: message(out.embeddingError) }, 'search ran without the vector and cluster paths: the query embedding failed');
+      }
       const reason = fallbackReason(out, trace);
       if (reason === 'llm-failed') {
         logger?.warn({ workspaceId, requestedMode: out.requestedMode, mode: out.mode, err: message(trace.error) }, 'thorough search fell back: the LLM call failed');

@@ -111,6 +111,7 @@ export function createSearchService(deps: SearchDeps) {
       };
     }
     if (options.debugCandidates) outcome.candidates = fused.candidates;
+    if (retrieved.embeddingError !== undefined) outcome.embeddingError = retrieved.embeddingError;
     return outcome;
   }
 

@@ -60,6 +60,27 @@ describe('QueryService', () => {
     expect(await q.proxySearch(index.workspaceId)).toEqual([]);
   });
 
+  it('answers from the lexical, entity and actor paths when the query cannot be embedded, says which paths ran, and logs why', async () => {
+    // What the OpenAI SDK throws when the provider answers 404: a string `type` and a `status`.
+    const unreachable = Object.assign(new Error('404 no route for /embeddings'), { status: 404, type: 'invalid_request_error' });
+    const q = createQueryService({
+      db: index.db, vectors: index.vectors, reranker: byFused,
+      embedder: { model: index.embedder.model, embed: async () => { throw unreachable; } },
+      logger: { warn: (fields, message) => void warnings.push({ fields, message }) },
+      proxy: { db: index.db, secretBox: createSecretBox('query-service-test-secret-0123456789'), connectorFor: () => { throw new Error('no connectors here'); } },
+    });
+    for (const mode of ['fast', 'balanced'] as const) {
+      const found = await q.search(index.workspaceId, SearchRequest.parse({ query: 'markdown table support', mode }));
+      expect(found.results[0]?.title).toBe('Add markdown table support');
+      expect(found.paths).toMatchObject({ lexical: true, vector: false, cluster: false });
+    }
+    expect(warnings.some((w) => w.message === 'search ran without the vector and cluster paths: the query embedding failed' && JSON.stringify(w.fields).includes('no route for /embeddings'))).toBe(true);
+    // A cancelled search still fails.
+    const cancelled = new AbortController();
+    cancelled.abort(new Error('client went away'));
+    await expect(q.search(index.workspaceId, SearchRequest.parse({ query: 'markdown table support' }), { signal: cancelled.signal })).rejects.toThrow();
+  });
+
   it('a thorough search whose LLM fails runs balanced, says llm-failed and logs it; without an LLM it says no-llm', async () => {
     const request = SearchRequest.parse({ query: 'crash empty config', mode: 'thorough' });
     const failed = await service({ reranker: byFused, llm: failing }).search(index.workspaceId, request);

@@ -32,22 +32,37 @@ export interface RetrieveDeps {
 export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathName) => boolean, signal?: AbortSignal): Promise<Retrieved> {
   q.filter = await withTimeWindow(deps.db, q.query, q.filter);
   const embedStart = performance.now();
+  let embeddingError: unknown;
+  // The query's embedding, or null when the embedding provider failed: the search then answers from the
+  // paths that need none (lexical, entity, actor) rather than failing; `ran` shows which paths ran. A
+  // cancelled search still fails.
   const embedding =
-    runs('vector') || runs('cluster') ? deps.embedder.embed([q.topic], { signal }).then((v) => ({ vector: v[0]!, ms: performance.now() - embedStart })) : null;
+    runs('vector') || runs('cluster')
+      ? deps.embedder.embed([q.topic], { signal }).then(
+          (v) => ({ vector: v[0]!, ms: performance.now() - embedStart }),
+          (err: unknown) => {
+            if (signal?.aborted) throw err;
+            embeddingError = err;
+            return null;
+          },
+        )
+      : null;
   const [lexical, entity, actor, vector, cluster] = await Promise.all([
     runs('lexical') ? lexicalPath(deps.read, q.filter, q.terms, deps.lexical) : emptyPath(),
     runs('entity') ? entityPath(deps.read, q.filter, queryEntities(q.topic), PATH_K) : emptyPath(),
     runs('actor') ? actorPath(deps.read, deps.actors, q.filter, { terms: q.terms, words: q.words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
-    runs('vector') && embedding ? embedding.then((e) => vectorPath(deps.vectors, q.filter, e.vector, PATH_K)) : emptyPath(),
+    runs('vector') && embedding ? embedding.then((e) => (e ? vectorPath(deps.vectors, q.filter, e.vector, PATH_K) : emptyPath())) : emptyPath(),
     runs('cluster') && embedding
-      ? embedding.then((e) => clusterPath(deps.read, deps.centroids, q.filter, e.vector, { clusters: 3, k: PATH_K, floor: 0.35 }))
+      ? embedding.then((e) => (e ? clusterPath(deps.read, deps.centroids, q.filter, e.vector, { clusters: 3, k: PATH_K, floor: 0.35 }) : { ...emptyPath(), clusterIds: [] as string[] }))
       : { ...emptyPath(), clusterIds: [] as string[] },
   ]);
+  const embedded = embedding ? await embedding : null;
   return {
     paths: { lexical, vector, entity, cluster, actor },
-    ran: { lexical: runs('lexical'), vector: runs('vector'), entity: runs('entity'), cluster: runs('cluster'), actor: runs('actor') },
+    ran: { lexical: runs('lexical'), vector: runs('vector') && embedded !== null, entity: runs('entity'), cluster: runs('cluster') && embedded !== null, actor: runs('actor') },
     clusterIds: cluster.clusterIds,
     actorIds: actor.actorIds,
-    embeddingMs: embedding ? (await embedding).ms : 0,
+    embeddingMs: embedded?.ms ?? 0,
+    ...(embeddingError !== undefined ? { embeddingError } : {}),
   };
 }

@@ -56,6 +56,8 @@ export interface SearchOutcome {
   latency: Record<string, number> & { total: number; retrieval: number; rerank: number };
   context?: { clusters: Omit<ClusterContext, 'id' | 'memberCount'>[]; relevantActors: Omit<ActorContext, 'id'>[] };
   candidates?: Candidate[];
+  /** Set when the query could not be embedded: the search answered without the vector and cluster paths. */
+  embeddingError?: unknown;
 }
 
 /** What the question asks, as every stage reads it. */
@@ -77,6 +79,8 @@ export interface Retrieved {
   clusterIds: string[];
   actorIds: string[];
   embeddingMs: number;
+  /** Why the query could not be embedded (the vector and cluster paths then did not run). */
+  embeddingError?: unknown;
 }
 
 /** A ranked candidate with its current score. */

@@ -136,11 +136,36 @@ function requestError(err: unknown): ApiError {
   return new ApiError(500, 'INTERNAL_ERROR', 'server error', null);
 }
 
+/**
+ * What body-parser (through raw-body) marks its refusals with. Only these: an upstream SDK's error also
+ * carries a string `type` and a `status` (OpenAI's `NotFoundError` is `invalid_request_error`, 404), and
+ * read as a parser's error it told the caller their JSON was malformed.
+ */
+const BODY_PARSER_TYPES = new Set([
+  'entity.parse.failed',
+  'entity.verify.failed',
+  'entity.too.large',
+  'encoding.unsupported',
+  'charset.unsupported',
+  'request.aborted',
+  'request.size.invalid',
+  'stream.encoding.set',
+  'stream.not.readable',
+  'parameters.too.many',
+]);
+
 function isBodyParserError(err: unknown): err is { type: string; status: number } {
-  return typeof err === 'object' && err !== null && 'type' in err && typeof (err as { type: unknown }).type === 'string' && 'status' in err;
+  const type = (err as { type?: unknown } | null)?.type;
+  return typeof type === 'string' && BODY_PARSER_TYPES.has(type) && typeof (err as { status?: unknown }).status === 'number';
 }
 
+/**
+ * A 4xx that Express or its parsers raised about the request itself: http-errors marks its errors with
+ * `expose`, and the router gives a path's bad %-escape (a `URIError`) status 400. An upstream client's
+ * error with a 4xx status (a provider's 404 or 401) is a fault here, not the caller's.
+ */
 function isClientHttpError(err: unknown): err is Error & { status: number } {
   const status = (err as { status?: unknown; statusCode?: unknown } | null)?.status ?? (err as { statusCode?: unknown } | null)?.statusCode;
-  return err instanceof Error && typeof status === 'number' && status >= 400 && status < 500;
+  const fromHttp = err instanceof URIError || typeof (err as { expose?: unknown } | null)?.expose === 'boolean';
+  return err instanceof Error && fromHttp && typeof status === 'number' && status >= 400 && status < 500;
 }
