@@ -3,7 +3,7 @@ import { testWorkspace } from '@engram/stores/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildAreaModel } from '../src/areas/index.js';
 import { DEFAULT_FEATURE_SPACE, recluster, DEFAULT_PARTITION } from '../src/clusters/index.js';
-import { meanOf, type EntityRow } from '../src/clusters/features.js';
+import { meanOf, toTopicalEntity, topicFeature, type EntityRow } from '../src/clusters/features.js';
 import { startComputeThread } from '../src/clusters/offThread.js';
 import { planRecluster, type PlanOptions, type ReclusterPage } from '../src/clusters/plan.js';
 import { openHarness, pullRequest, stageAndIndex, type Harness } from './helpers.js';
@@ -68,6 +68,27 @@ describe('the re-cluster plan', () => {
     expect(meanOf([...spread].reverse(), 8)).toEqual(meanOf(spread, 8));
   });
 
+
+  it("gives each cluster the mean of its members' raw features as its centroid, merges and splits included", () => {
+    const input = pages();
+    const plan = planRecluster(input, options);
+    // Each member's raw feature, as the planner computes it from its page.
+    const features = input.flatMap((p) =>
+      p.itemIds.map((_, i) =>
+        p.hasVector[i] === 1
+          ? topicFeature(p.vectors.subarray(i * DIMENSIONS, (i + 1) * DIMENSIONS), p.mentions[i]!.map((m) => toTopicalEntity(m, options.itemCount)), options.space)
+          : null,
+      ),
+    );
+    const members = plan.clusters.map(() => [] as Float32Array[]);
+    plan.memberItems.forEach((item, m) => members[plan.memberClusters[m]!]!.push(features[item]!));
+    expect(plan.merged + plan.split).toBeGreaterThan(0);
+    members.forEach((list, c) => {
+      const want = meanOf(list, plan.dimensions);
+      const got = plan.centroids.subarray(c * plan.dimensions, (c + 1) * plan.dimensions);
+      for (let d = 0; d < plan.dimensions; d++) expect(got[d]).toBeCloseTo(want[d]!, 5);
+    });
+  });
 
   it('is the same computed in a worker thread as in this one, merges and splits included', async () => {
     const inline = planRecluster(pages(), options);

@@ -179,11 +179,19 @@ export function centredMean(sum: ArrayLike<number>, count: number): CentredMean 
 
 /** A feature with the workspace mean taken out, renormalised to unit length (zero if it is the mean). */
 export function centre(feature: Float32Array, mean: CentredMean): Float32Array {
+  return centreWithLength(feature, mean).centred;
+}
+
+/**
+ * `centre`, and the length it divided by: `feature = length * centred + mean`, so a caller that keeps the
+ * centred feature and its length need not keep the feature too.
+ */
+export function centreWithLength(feature: Float32Array, mean: CentredMean): { centred: Float32Array; length: number } {
   const out = new Float32Array(feature.length);
   for (let i = 0; i < feature.length; i++) out[i] = feature[i]! - (mean.mean[i] ?? 0);
   const length = norm(out);
   if (length > 0) for (let i = 0; i < out.length; i++) out[i]! /= length;
-  return out;
+  return { centred: out, length };
 }
 
 /**

@@ -4,7 +4,7 @@
  * thread (reclusterWorker.ts) or inline; the same input gives the same plan either way. The input comes
  * in pages (as read from the database) with typed arrays, so the worker path can transfer them.
  */
-import { centre, centredCosine, centredMean, cosineToCentroid, meanOf, norm, toTopicalEntity, topicFeature, VectorSum, type EntityRow, type FeatureSpace } from './features.js';
+import { centredCosine, centredMean, centreWithLength, cosineToCentroid, meanOf, norm, toTopicalEntity, topicFeature, VectorSum, type CentredMean, type EntityRow, type FeatureSpace } from './features.js';
 import { clusterLabels, itemTerms, type ClusterLabels, type LabelMember } from './labels.js';
 import { mergeClose, splitIncoherent, type Group, type PartitionOptions } from './partition.js';
 
@@ -141,12 +141,19 @@ interface Features {
 function finishPlan({ options, dimensions, sum, embedded, raw, titles, terms, itemIds, clusterIds }: Features): ReclusterPlan {
   const mean = centredMean(sum, embedded);
   const byCluster = new Map<string, Group>();
+  // Each member keeps its centred feature and the length it was divided by, not its raw feature as well:
+  // the raw feature is `length * centred + mean` (`rawMean`). Two features a member were a third of a
+  // 100k-item re-cluster's peak memory.
+  const lengths = new Float64Array(itemIds.length);
   for (let index = 0; index < itemIds.length; index++) {
     const feature = raw[index];
     if (!feature) continue;
+    raw[index] = null;
     const clusterId = clusterIds[index]!;
     const group = byCluster.get(clusterId) ?? { id: clusterId, members: [], absorbed: [] };
-    group.members.push({ itemId: itemIds[index]!, feature: centre(feature, mean), index } as IndexedMember);
+    const { centred, length } = centreWithLength(feature, mean);
+    lengths[index] = length;
+    group.members.push({ itemId: itemIds[index]!, feature: centred, index } as IndexedMember);
     byCluster.set(clusterId, group);
   }
   const afterMerge = mergeClose([...byCluster.values()], dimensions, options.partition.mergeThreshold, options.partition.splitCoherence);
@@ -163,7 +170,7 @@ function finishPlan({ options, dimensions, sum, embedded, raw, titles, terms, it
     keys.push(key);
     const centred = meanOf(group.members.map((m) => m.feature), dimensions);
     const length = norm(centred);
-    centroids.set(meanOf(group.members.map((m) => raw[(m as IndexedMember).index]!), dimensions), c * dimensions);
+    centroids.set(rawMean(group.members as IndexedMember[], lengths, mean, dimensions), c * dimensions);
     labelInput.set(
       key,
       group.members.map((m) => {
@@ -196,3 +203,17 @@ function finishPlan({ options, dimensions, sum, embedded, raw, titles, terms, it
   return { clusters, centroids, dimensions, memberItems, memberClusters, memberSimilarities, redirects, merged: afterMerge.merged, split: afterSplit.split };
 }
 
+/** The mean of the members' raw features, each rebuilt from its centred feature and length: `length * centred + mean`. */
+function rawMean(members: readonly IndexedMember[], lengths: Float64Array, mean: CentredMean, dimensions: number): Float32Array {
+  const sum = new VectorSum(dimensions);
+  const raw = new Float64Array(dimensions);
+  for (const m of members) {
+    const length = lengths[m.index]!;
+    for (let i = 0; i < dimensions; i++) raw[i] = length * m.feature[i]! + (mean.mean[i] ?? 0);
+    sum.add(raw);
+  }
+  const totals = sum.totals();
+  const out = new Float32Array(dimensions);
+  if (members.length > 0) for (let i = 0; i < dimensions; i++) out[i] = totals[i]! / members.length;
+  return out;
+}
