@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settledMemory } from './proc.js';
+import { memorySampler, settledMemory } from './proc.js';
 
 describe('settledMemory', () => {
   it('waits for the resident set to stop falling and reports where it settled', async () => {
@@ -16,5 +16,21 @@ describe('settledMemory', () => {
     const settled = await settledMemory({ last: () => (v += 1000) }, { everyMs: 1, windowMs: 4, maxMs: 30 });
     expect(settled.bytes).toBeGreaterThan(0);
     expect(settled.seconds).toBeLessThan(5);
+  });
+});
+
+describe('memorySampler', () => {
+  it('names the phase the peak came in', async () => {
+    const memory = memorySampler([process.pid], 20);
+    memory.label('quiet');
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    memory.label('busy');
+    // 256 MB written (resident), held while the sampler looks.
+    const held = Buffer.alloc(256 * 2 ** 20, 1);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    memory.stop();
+    expect(held.length).toBeGreaterThan(0);
+    expect(memory.peakLabel()).toBe('busy');
+    expect(memory.peak()).toBeGreaterThan(256 * 2 ** 20);
   });
 });

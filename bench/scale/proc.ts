@@ -81,17 +81,32 @@ export async function settledMemory(sampler: { last(): number }, options: { ever
   return { bytes: samples[samples.length - 1]!, seconds: Math.round((performance.now() - started) / 1000) };
 }
 
-/** Samples a tree's memory every `everyMs` until stopped; keeps the peak and the last value. */
-export function memorySampler(rootPids: number[], everyMs = 2_000): { peak(): number; last(): number; stop(): void } {
+export interface MemorySampler {
+  peak(): number;
+  /** The label that was current when the peak was sampled (`label`): which phase of the run it came in. */
+  peakLabel(): string;
+  last(): number;
+  /** Names what the samples from now on are taken during. */
+  label(name: string): void;
+  stop(): void;
+}
+
+/** Samples a tree's memory every `everyMs` until stopped; keeps the peak (and the label current then) and the last value. */
+export function memorySampler(rootPids: number[], everyMs = 2_000): MemorySampler {
   let peak = 0;
+  let peakLabel = '';
+  let current = '';
   let last = 0;
   const sample = (): void => {
     last = rootPids.reduce((sum, pid) => sum + serverMemory(pid).server, 0);
-    peak = Math.max(peak, last);
+    if (last > peak) {
+      peak = last;
+      peakLabel = current;
+    }
   };
   sample();
   const timer = setInterval(sample, everyMs);
-  return { peak: () => peak, last: () => (sample(), last), stop: () => clearInterval(timer) };
+  return { peak: () => peak, peakLabel: () => peakLabel, last: () => (sample(), last), label: (name) => void (current = name), stop: () => clearInterval(timer) };
 }
 
 export async function diskBytes(dir: string): Promise<number> {

@@ -106,7 +106,7 @@ export function evaluateTargets(report: ScaleReport): Target[] {
   out.push(memRun
     ? {
         target: t8,
-        figure: `${mb(memRun.memory!.afterImportBytes)} MB after the import${memRun.memory!.settledBytes !== undefined ? `, ${mb(memRun.memory!.settledBytes)} MB at rest (${memRun.memory!.settledAfterS} s later, once it stopped falling)` : ''}${memRun.memory!.afterSearchBytes ? `, ${mb(memRun.memory!.afterSearchBytes)} MB after the idle search phases` : ''}, peak ${mb(memRun.memory!.peakBytes)} MB (at ${memRun.size} items)`,
+        figure: `${mb(memRun.memory!.afterImportBytes)} MB after the import${memRun.memory!.settledBytes !== undefined ? `, ${mb(memRun.memory!.settledBytes)} MB at rest (${memRun.memory!.settledAfterS} s later, once it stopped falling)` : ''}${memRun.memory!.afterSearchBytes ? `, ${mb(memRun.memory!.afterSearchBytes)} MB after the idle search phases` : ''}, peak ${mb(memRun.memory!.peakBytes)} MB (at ${memRun.size} items${memRun.memory!.peakPhase ? `, during ${memRun.memory!.peakPhase}` : ''})`,
         status: memRun.size < 100_000 ? 'not measured' : memoryStatus(memRun.memory!),
         run: label(memRun),
       }

@@ -11,7 +11,7 @@ import type { CorpusManifest } from './corpusFiles.js';
 import { startDeployment, type DeploymentKind, type ServerStores } from './deploy.js';
 import type { SourcePull, SourceCommit } from './generate.js';
 import { filteredTotals, healthSampler, importSettled, searchLoad, warmUp, type Access, type LoadResult } from './load.js';
-import { loadAverage, memoryParts, memorySampler, settledMemory } from './proc.js';
+import { loadAverage, memoryParts, memorySampler, settledMemory, type MemorySampler } from './proc.js';
 
 export type EmbedderKind = 'offline' | 'fast';
 export const MODES = ['fast', 'balanced'] as const;
@@ -49,7 +49,7 @@ export interface RunResult {
   duringImport?: { items: number; finished: boolean; importSeconds: number; load: LoadResult; healthz: Awaited<ReturnType<ReturnType<typeof healthSampler>['stop']>> };
   /** RSS of the server: right after the import and its re-cluster, after the idle search phases (the server in use), and the peak. */
   /** `settledBytes`: the resident set after the import once it stopped falling (`settledAfterS` later). */
-  memory?: { afterImportBytes: number; settledBytes?: number; settledAfterS?: number; afterSearchBytes?: number; peakBytes: number };
+  memory?: { afterImportBytes: number; settledBytes?: number; settledAfterS?: number; afterSearchBytes?: number; peakBytes: number; peakPhase?: string };
   /** The server's own account of its memory (MB per part, from `/metrics`) at the same two moments. */
   memoryParts?: { afterImport: Record<string, number>; afterSearch?: Record<string, number> };
   disk?: { bytes: number; bytesPerItem: number };
@@ -73,7 +73,8 @@ export interface RunContext {
   checkpoint: (result: RunResult) => Promise<void>;
 }
 
-async function phase<T>(result: RunResult, name: string, ctx: RunContext, fn: () => Promise<T>): Promise<T> {
+async function phase<T>(result: RunResult, name: string, ctx: RunContext, fn: () => Promise<T>, memory?: MemorySampler): Promise<T> {
+  memory?.label(name);
   const loadStart = loadAverage();
   const t0 = performance.now();
   ctx.log(`${result.deployment}/${result.embedder}/${result.size}: ${name} (load ${loadStart.join(' ')})`);
@@ -175,13 +176,13 @@ export async function runScale(
         reclusterSeconds,
         settleSeconds: Math.round((performance.now() - t1) / 100) / 10,
       };
-    });
-    result.memory = { afterImportBytes: memory.last(), peakBytes: memory.peak() };
+    }, memory);
+    result.memory = { afterImportBytes: memory.last(), peakBytes: memory.peak(), peakPhase: memory.peakLabel() };
     result.memoryParts = { afterImport: await memoryParts(deployment.url, deployment.adminToken) };
     await phase(result, 'memory at rest', ctx, async () => {
       const settled = await settledMemory(memory, { everyMs: 5_000, windowMs: 45_000, maxMs: 300_000 });
       result.memory = { ...result.memory!, settledBytes: settled.bytes, settledAfterS: settled.seconds };
-    });
+    }, memory);
     const bytes = await deployment.disk();
     result.disk = { bytes, bytesPerItem: Math.round(bytes / spec.corpus.count) };
 
@@ -191,12 +192,12 @@ export async function runScale(
       for (const connections of [1, 16]) {
         await phase(result, `search ${mode} x${connections}`, ctx, async () => {
           result.search[mode]![String(connections)] = await searchLoad(access, { mode, queries: ctx.queries, connections, durationS: ctx.durationS });
-        });
+        }, memory);
       }
     }
     await phase(result, 'meta.total with a filter', ctx, async () => {
       result.totals = await filteredTotals(access, ctx.queries.slice(0, 40));
-    });
+    }, memory);
     result.memory = { ...result.memory!, afterSearchBytes: memory.last() };
     result.memoryParts = { ...result.memoryParts!, afterSearch: await memoryParts(deployment.url, deployment.adminToken) };
 
@@ -218,8 +219,8 @@ export async function runScale(
       // An unfinished import is left to the server, which stops next.
       if (finished) await importing;
       else void importing.catch(() => undefined);
-    });
-    result.memory = { ...result.memory!, peakBytes: memory.peak() };
+    }, memory);
+    result.memory = { ...result.memory!, peakBytes: memory.peak(), peakPhase: memory.peakLabel() };
   } catch (err) {
     result.error = err instanceof Error ? err.message : String(err);
     ctx.log(`run failed: ${result.error}`);
