@@ -172,6 +172,23 @@ describe('pgvector on PGlite: the in-memory index answers as SQL does, and follo
     expect(gone.map((h) => h.itemId)).toContain('obs_301');
     await agree();
   });
+
+  it("reads items' vectors from the mirror as the SQL store's, as unit vectors, and reads SQL for what the mirror does not hold", async () => {
+    const unit = (v: readonly number[]) => {
+      const n = Math.hypot(...v);
+      return v.map((x) => x / n);
+    };
+    const ids = ['obs_1', 'obs_7', 'obs_11', 'obs_21', 'obs_5', 'obs_nope'];
+    const fromMemory = await memory.getVectors('ws_main', ids);
+    const fromSql = await sql.getVectors('ws_main', ids);
+    // obs_21 was deleted, obs_5 belongs to another workspace, obs_nope never existed.
+    expect([...fromMemory.keys()].sort()).toEqual(['obs_1', 'obs_11', 'obs_7']);
+    expect([...fromSql.keys()].sort()).toEqual(['obs_1', 'obs_11', 'obs_7']);
+    for (const [id, v] of fromSql) unit(v).forEach((x, d) => expect(fromMemory.get(id)![d]).toBeCloseTo(x, 6));
+    // A zero vector is no row of the mirror (it never matches a search): SQL still has it.
+    await memory.upsert([{ ...record(401), vector: Array.from({ length: D }, () => 0) }]);
+    expect((await memory.getVectors('ws_main', ['obs_401', 'obs_1'])).get('obs_401')).toEqual(Array.from({ length: D }, () => 0));
+  });
 });
 
 describe('pgvector on PGlite: no HNSW index while the memory index serves searches', () => {

@@ -304,6 +304,20 @@ export function createMemoryIndex() {
         put({ id: r.id, itemId: r.itemId, workspaceId: r.workspaceId, source: r.source, type: r.type, occurredAt: Date.parse(r.occurredAt), actorNames: r.actorNames }, r.vector);
       }
     },
+    /**
+     * The stored vectors of chunks with these ids (chunk 0 of an item has the item's id) in the workspace,
+     * as unit vectors: a chunk it holds no row for (none stored, or a zero vector) is absent.
+     */
+    vectorsOf(workspaceId: string, ids: readonly string[]): Map<string, number[]> {
+      const out = new Map<string, number[]>();
+      const matrix = workspaces.get(workspaceId);
+      if (!matrix) return out;
+      for (const id of ids) {
+        const entry = position.get(id);
+        if (entry?.workspaceId === workspaceId) out.set(id, Array.from(matrix.data.subarray(entry.row * matrix.dims, (entry.row + 1) * matrix.dims)));
+      }
+      return out;
+    },
     deleteItems(workspaceId: string, itemIds: readonly string[]): void {
       for (const itemId of itemIds) for (const id of [...(chunksOf.get(itemKey(workspaceId, itemId)) ?? [])]) remove(id);
     },
