@@ -31,9 +31,13 @@ export interface LoadResult {
   server: Percentiles;
   /** The server's own split of `latency.total`: waiting for the search gate, retrieval (first stage and fuse), enrichment. */
   stages: Record<(typeof STAGES)[number], Percentiles>;
+  /** Each retrieval path's own time (they run side by side inside `retrieval`), and the query's embedding. */
+  paths?: Record<(typeof PATH_TIMES)[number], Percentiles>;
 }
 
 const STAGES = ['queue', 'retrieval', 'rerank', 'enrich'] as const;
+/** The response's `latency` keys of the paths: `search` is the lexical path. */
+export const PATH_TIMES = ['embedding', 'search', 'vectorSearch', 'entitySearch', 'clusterSearch', 'actorSearch'] as const;
 
 /** Nearest-rank percentiles of a sample, rounded to 0.1 ms. */
 export function percentiles(values: number[]): Percentiles {
@@ -60,6 +64,7 @@ export async function searchLoad(
   const client: number[] = [];
   const server: number[] = [];
   const stages = Object.fromEntries(STAGES.map((s) => [s, [] as number[]])) as Record<(typeof STAGES)[number], number[]>;
+  const paths = Object.fromEntries(PATH_TIMES.map((s) => [s, [] as number[]])) as Record<(typeof PATH_TIMES)[number], number[]>;
   let next = 0;
   const started = performance.now();
   const result = await new Promise<AutocannonResult>((resolve, reject) => {
@@ -80,6 +85,7 @@ export async function searchLoad(
               const latency = (JSON.parse(body) as { latency?: Record<string, number> }).latency ?? {};
               if (typeof latency.total === 'number') server.push(latency.total);
               for (const s of STAGES) if (typeof latency[s] === 'number') stages[s].push(latency[s]);
+              for (const s of PATH_TIMES) if (typeof latency[s] === 'number') paths[s].push(latency[s]);
             },
           },
         ],
@@ -113,6 +119,7 @@ export async function searchLoad(
     client: percentiles(client),
     server: percentiles(server),
     stages: Object.fromEntries(STAGES.map((s) => [s, percentiles(stages[s])])) as LoadResult['stages'],
+    paths: Object.fromEntries(PATH_TIMES.map((s) => [s, percentiles(paths[s])])) as NonNullable<LoadResult['paths']>,
   };
 }
 

@@ -171,6 +171,28 @@ export function renderMarkdown(report: ScaleReport, svgName: string): string {
     lines.push(`## ${name}`, '', 'Latencies in ms.', '', ...runTable(runs), '');
     for (const r of runs) if (r.error) lines.push(`- ${label(r)} failed: ${r.error}`);
   }
+  const timed = report.runs.filter((r) => Object.values(r.search).some((m) => m?.['1']?.paths));
+  if (timed.length) {
+    lines.push(
+      "## Where a search's time goes",
+      '',
+      "One client, p50 in ms of each part of the response's `latency`: the wait for the search gate, retrieval (the paths side by side, then fusion), the second stage, the page's enrichment; and each path's own time inside retrieval (`search` is the lexical path; the query's embedding comes before the vector and cluster paths).",
+      '',
+      '| run | mode | total | queue | retrieval | rerank | enrich | embedding | lexical | vector | entity | cluster | actor |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const r of timed) {
+      for (const [mode, byConnections] of Object.entries(r.search)) {
+        const one = byConnections?.['1'];
+        if (!one?.paths) continue;
+        const { stages, paths } = one;
+        lines.push(
+          `| ${label(r)} | ${mode} | ${fmt(one.server.p50)} | ${[stages.queue, stages.retrieval, stages.rerank, stages.enrich, paths.embedding, paths.search, paths.vectorSearch, paths.entitySearch, paths.clusterSearch, paths.actorSearch].map((x) => fmt(x.p50)).join(' | ')} |`,
+        );
+      }
+    }
+    lines.push('');
+  }
   const withParts = report.runs.filter((r) => r.memoryParts && Object.keys(r.memoryParts.afterImport).length);
   if (withParts.length) {
     lines.push('## Where the memory is', '', "MB, from the server's `/metrics` (api process on the distributed deployment): V8 heaps as committed (`heap_size_total`), buffers and typed arrays outside them (external), and the embedded database's WebAssembly heap, once the import has settled / after the idle search phases; the last row is the resident set (VmRSS) less all of them.", '');
