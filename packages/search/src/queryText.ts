@@ -75,6 +75,33 @@ export function intentOf(question: string): QuestionIntent {
   return { people, howTo, change, bug };
 }
 
+/**
+ * Words that say something is wrong without saying what: "decorators bug", "crash when formatting
+ * tables", "wrong output for comments". They tell the intent (a bug, `intentOf`), not the topic: as
+ * content terms they match whatever happens to carry them ("bug" in a test fixture's name, "error" in
+ * any error message), and a fix's title rarely repeats them ("Fix ...", "Preserve ...", "Handle ...").
+ * Retrieval weighs them INTENT_TERM_WEIGHT of a content word when the question has content words
+ * besides; alone ("crash") they are the topic and count in full.
+ */
+const INTENT_WORDS = [
+  'bug', 'bugs', 'buggy', 'broken', 'crash', 'crashes', 'crashed', 'crashing', 'error', 'errors', 'wrong', 'wrongly',
+  'incorrect', 'incorrectly', 'lost', 'lose', 'loses', 'fail', 'fails', 'failed', 'failing', 'failure', 'issue', 'issues', 'problem', 'problems',
+  'weird', 'strange', 'strangely', 'glitch', 'regression', 'mangled', 'garbled', 'messed',
+];
+export const INTENT_TERMS: ReadonlySet<string> = new Set(INTENT_WORDS.flatMap((w) => lexemes(w)));
+export const INTENT_TERM_WEIGHT = 0.3;
+
+/**
+ * The weight of each of a question's lexical terms (1 unless listed): intent words (INTENT_TERMS) get
+ * INTENT_TERM_WEIGHT when another term is not one; none when every term is.
+ */
+export function termWeightsOf(terms: readonly string[]): Map<string, number> {
+  const weights = new Map<string, number>();
+  if (!terms.some((t) => !INTENT_TERMS.has(t))) return weights;
+  for (const t of terms) if (INTENT_TERMS.has(t)) weights.set(t, INTENT_TERM_WEIGHT);
+  return weights;
+}
+
 /** One end of a time window, before it is resolved against a workspace. */
 export type WindowBound =
   /** The date of the workspace's release of that version (`3.5`, `v3`). */
