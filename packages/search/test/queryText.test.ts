@@ -45,6 +45,11 @@ describe('what a question asks for', () => {
     ['handlebars changes during 2025', 'change'],
     ['a line in my yaml file vanishes after formatting', 'bug'],
     ['less stylesheet ends up with two semicolons', 'bug'],
+    ['key: {} in yaml is split so the braces go to the next line', 'bug'],
+    ['&anchor !tag get reordered in yaml', 'bug'],
+    ['a long path in await import() gets wrapped onto its own line', 'bug'],
+    ['quote-props setting is ignored for method names in interfaces', 'bug'],
+    ['no-semi mode still puts a semicolon before a class field', 'bug'],
   ] as const)('%s -> %s', (question, kind) => {
     const intent = intentOf(question);
     expect(Object.entries(intent).filter(([, on]) => on).map(([k]) => k)).toEqual([kind]);
