@@ -187,6 +187,7 @@ function withItemSignals(p: PooledWithSignals & { signals: Record<string, number
   const kinds = fileKinds(row?.files ?? []);
   signals.docsShare = kinds.docsShare;
   signals.toolingShare = kinds.toolingShare;
+  signals.testShare = kinds.testShare;
   signals.fileCount = row?.files.length ?? 0;
   signals.titleLength = title.length;
   signals.bodyLength = content.length;

@@ -50,7 +50,8 @@ export function topicOf(question: string): string {
 /**
  * What a question asks for, from its wording alone: people ("who knows ..."), how to do something ("how
  * do we ..."), what changed in a time or an area ("what changed in X since 3.5", "css changes this
- * year"), or a bug told by its symptom ("X vanishes after formatting"). Several may hold, or none (a
+ * year"), or a bug told by its symptom ("X vanishes after formatting", "the braces get split onto the next
+ * line", "the setting is ignored", "still puts a semicolon"). Several may hold, or none (a
  * release-note line, a keyword). The learned reranker reads them as features beside each candidate's
  * signals (`rank/features.ts`), never as a rule: the model learns what each is worth.
  */
@@ -65,7 +66,7 @@ const PEOPLE_INTENT = /^\s*(?:who|whom)\b|\b(?:who|whom)\s+(?:knows?|works?|work
 const HOWTO_INTENT = /^\s*how\b(?!\s+(?:come|many|much|often|long|old)\b)|\b(?:steps|guide|instructions|tutorial)\s+(?:to|for)\b|\bhow[-\s]to\b/i;
 const CHANGE_INTENT = /\bwhat(?:'s|\s+has|\s+have)?\s+changed\b|\bchanges?\s+(?:to|in|of|since|during|between|from)\b|\bchanges\s*\??\s*$|\bwhat'?s\s+new\b/i;
 const BUG_INTENT =
-  /\b(?:bugs?|broken|breaks?|crash(?:es|ed)?|errors?|exceptions?|fails?|failing|failed|wrong(?:ly)?|incorrect(?:ly)?|invalid|vanish(?:es)?|disappears?|lost|loses|missing|mangled|garbled|throws?|thrown|stuck|instead\s+of|doesn'?t|does\s+not|don'?t|can'?t|cannot|won'?t|twice|duplicated?|strange(?:ly)?|squashed|squeezed|stripped|dropped|removed|turned\s+into|becomes?|comes?\s+out|ends?\s+up|keeps?\s+(?:adding|appearing|moving)|no\s+longer|unstable)\b/i;
+  /\b(?:bugs?|broken|breaks?|crash(?:es|ed)?|errors?|exceptions?|fails?|failing|failed|wrong(?:ly)?|incorrect(?:ly)?|invalid|vanish(?:es)?|disappears?|lost|loses|missing|mangled|garbled|throws?|thrown|stuck|instead\s+of|doesn'?t|does\s+not|don'?t|can'?t|cannot|won'?t|twice|duplicated?|strange(?:ly)?|squashed|squeezed|stripped|dropped|removed|turned\s+into|becomes?|comes?\s+out|ends?\s+up|keeps?\s+(?:adding|appearing|moving)|no\s+longer|unstable|(?:gets?|got|is|are)\s+(?:split|reordered|moved|merged|glued|wrapped|expanded|collapsed|ignored|lower-?cased|upper-?cased|indented)|split\s+(?:across|over|onto|into)|reordered|misaligned|too\s+(?:far|early|late|much|long|wide)|drops|dropping|leaves?\s+\S+(?:\s+\S+)?\s+behind|(?:still|anyway)\s+(?:puts?|adds?|re-?formats?|breaks?|prints?|changes?)|changes\s+the\s+(?:casing|case|order|meaning)|sticks?\s+to|is\s+undefined|different\s+output|doubled|differently|moves?\s+(?:to|right|left|up|down)|gets?\s+an?\s+(?:empty|extra|blank)|extra\s+(?:blank|empty|line|space|indent))\b/i;
 
 export function intentOf(question: string): QuestionIntent {
   const people = PEOPLE_INTENT.test(question);
@@ -73,6 +74,33 @@ export function intentOf(question: string): QuestionIntent {
   const change = !people && !howTo && (CHANGE_INTENT.test(question) || timeWindowsOf(question).some((w) => !w.soft));
   const bug = !people && !howTo && !change && BUG_INTENT.test(question);
   return { people, howTo, change, bug };
+}
+
+/**
+ * Words that say something is wrong without saying what: "decorators bug", "crash when formatting
+ * tables", "wrong output for comments". They tell the intent (a bug, `intentOf`), not the topic: as
+ * content terms they match whatever happens to carry them ("bug" in a test fixture's name, "error" in
+ * any error message), and a fix's title rarely repeats them ("Fix ...", "Preserve ...", "Handle ...").
+ * Retrieval weighs them INTENT_TERM_WEIGHT of a content word when the question has content words
+ * besides; alone ("crash") they are the topic and count in full.
+ */
+const INTENT_WORDS = [
+  'bug', 'bugs', 'buggy', 'broken', 'crash', 'crashes', 'crashed', 'crashing', 'error', 'errors', 'wrong', 'wrongly',
+  'incorrect', 'incorrectly', 'lost', 'lose', 'loses', 'fail', 'fails', 'failed', 'failing', 'failure', 'issue', 'issues', 'problem', 'problems',
+  'weird', 'strange', 'strangely', 'glitch', 'regression', 'mangled', 'garbled', 'messed',
+];
+export const INTENT_TERMS: ReadonlySet<string> = new Set(INTENT_WORDS.flatMap((w) => lexemes(w)));
+export const INTENT_TERM_WEIGHT = 0.3;
+
+/**
+ * The weight of each of a question's lexical terms (1 unless listed): intent words (INTENT_TERMS) get
+ * INTENT_TERM_WEIGHT when another term is not one; none when every term is.
+ */
+export function termWeightsOf(terms: readonly string[]): Map<string, number> {
+  const weights = new Map<string, number>();
+  if (!terms.some((t) => !INTENT_TERMS.has(t))) return weights;
+  for (const t of terms) if (INTENT_TERMS.has(t)) weights.set(t, INTENT_TERM_WEIGHT);
+  return weights;
 }
 
 /** One end of a time window, before it is resolved against a workspace. */

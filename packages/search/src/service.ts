@@ -16,7 +16,7 @@ import { present } from './pipeline/present.js';
 import { retrieve } from './pipeline/retrieve.js';
 import { RERANK_DEPTH, secondStage } from './pipeline/secondStage.js';
 import type { Question, SearchDeps, SearchOptions, SearchOutcome } from './pipeline/types.js';
-import { topicOf } from './queryText.js';
+import { termWeightsOf, topicOf } from './queryText.js';
 
 export { RERANK_DEPTH, LLM_DEPTH } from './pipeline/secondStage.js';
 export type { QueryEmbedder, SearchDeps, SearchOptions, SearchOutcome } from './pipeline/types.js';
@@ -55,11 +55,13 @@ export function createSearchService(deps: SearchDeps) {
     // Retrieval looks for the question's topic. The second stage gets the question as asked: a hosted
     // cross-encoder and the LLM read it whole, the learned reranker takes its topic in `computeFeatures`.
     const topic = topicOf(request.query);
+    const terms = lexemes(topic);
     const question: Question = {
       workspaceId,
       query: request.query,
       topic,
-      terms: lexemes(topic),
+      terms,
+      termWeights: termWeightsOf(terms),
       words: [...new Set(topic.toLowerCase().split(/[^\p{L}\p{N}_.[\]-]+/u).map((w) => w.replace(/^@/, '').replace(/'s$/, '')).filter(Boolean))],
       filter: toItemFilter(workspaceId, request.filters),
     };

@@ -103,6 +103,41 @@ describe('the words of a camelCase identifier weigh less than whole words', () =
   });
 });
 
+describe('words that say something is wrong weigh less than what it is about', () => {
+  let index: Indexed;
+  let service: SearchService;
+  beforeAll(async () => {
+    index = await buildIndex([
+      pr(21, 'YAML test suite: spec example bug', 'Imported case from the yaml test suite.'),
+      pr(22, 'Keep parentheses around decorators', 'Decorators with a call expression keep their parentheses.'),
+      pr(23, 'Decorators on their own line', 'A decorator before export stays where it was.'),
+      pr(24, 'Support decorators in object literals', 'Object literal members may have decorators.'),
+      pr(25, 'Docs for the CLI', 'Explain the options of the command line.'),
+      pr(26, 'Parser upgrade', 'Bump the parser to the latest release.'),
+    ]);
+    service = createSearchService({ db: index.db, vectors: index.vectors, embedder: index.embedder });
+  }, 120_000);
+  afterAll(async () => index?.close());
+
+  const ranked = async (query: string) => {
+    const out = await service.search(index.workspaceId, SearchRequest.parse({ query, mode: 'fast' }), { debugCandidates: true });
+    const byLexical = [...(out.candidates ?? [])].sort((a, b) => b.paths.lexical - a.paths.lexical).map((c) => c.title);
+    return { byLexical, titles: out.results.map((r) => r.title) };
+  };
+
+  it('does not rank a change first on the word "bug" alone for "decorators bug"', async () => {
+    // "bug" is the rarer word (one item), so as a content word it would outweigh "decorators" (three).
+    const { byLexical, titles } = await ranked('decorators bug');
+    expect(byLexical[0]).not.toBe('YAML test suite: spec example bug');
+    expect(titles[0]).not.toBe('YAML test suite: spec example bug');
+    expect(titles.indexOf('YAML test suite: spec example bug')).toBeGreaterThan(2);
+  });
+
+  it('still finds the word when it is all the question says', async () => {
+    expect((await ranked('bug')).titles[0]).toBe('YAML test suite: spec example bug');
+  });
+});
+
 describe('kthLargest', () => {
   it('finds the k-th largest value as a full sort does, with ties and any k', () => {
     let seed = 3;

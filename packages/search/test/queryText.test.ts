@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { intentOf, timeWindowsOf, topicOf } from '../src/queryText.js';
+import { lexemes } from '@engram/text';
+import { INTENT_TERM_WEIGHT, intentOf, termWeightsOf, timeWindowsOf, topicOf } from '../src/queryText.js';
 
 const QUERIES = new URL('../../../../shared/data/github-prettier/queries.json', import.meta.url).pathname;
 
@@ -44,6 +45,11 @@ describe('what a question asks for', () => {
     ['handlebars changes during 2025', 'change'],
     ['a line in my yaml file vanishes after formatting', 'bug'],
     ['less stylesheet ends up with two semicolons', 'bug'],
+    ['key: {} in yaml is split so the braces go to the next line', 'bug'],
+    ['&anchor !tag get reordered in yaml', 'bug'],
+    ['a long path in await import() gets wrapped onto its own line', 'bug'],
+    ['quote-props setting is ignored for method names in interfaces', 'bug'],
+    ['no-semi mode still puts a semicolon before a class field', 'bug'],
   ] as const)('%s -> %s', (question, kind) => {
     const intent = intentOf(question);
     expect(Object.entries(intent).filter(([, on]) => on).map(([k]) => k)).toEqual([kind]);
@@ -51,6 +57,23 @@ describe('what a question asks for', () => {
 
   it('names none for a keyword query', () => {
     expect(Object.values(intentOf('decorators')).some(Boolean)).toBe(false);
+  });
+});
+
+describe('the lexical weight of a question\'s words', () => {
+  const weights = (question: string) => Object.fromEntries(termWeightsOf(lexemes(question)));
+
+  it('weighs the words that only say something is wrong below the words that say what', () => {
+    expect(INTENT_TERM_WEIGHT).toBeLessThan(1);
+    expect(weights('decorators bug')).toEqual({ bug: INTENT_TERM_WEIGHT });
+    expect(Object.keys(weights('prettier crashes with a wrong error on empty files')).sort()).toEqual(['crash', 'error', 'wrong']);
+    // "line break" is what the question is about: not an intent word.
+    expect(weights('prettier adds a line break inside my bullet items')).toEqual({});
+  });
+
+  it('keeps them whole when they are all the question says', () => {
+    expect(weights('crash')).toEqual({});
+    expect(weights('bug error')).toEqual({});
   });
 });
 

@@ -36,14 +36,22 @@ const SAFE_TERM = /^[\p{L}\p{N}]+$/u;
  * and the common terms' long lists are only searched for the candidates still in reach, instead of
  * scoring each of their postings.
  */
-export async function lexicalPath(read: SearchReadModel, filter: ItemFilter, terms: string[], params: LexicalParams = DEFAULT_LEXICAL): Promise<PathResult> {
+export async function lexicalPath(
+  read: SearchReadModel,
+  filter: ItemFilter,
+  terms: string[],
+  params: LexicalParams = DEFAULT_LEXICAL,
+  weights?: ReadonlyMap<string, number>,
+): Promise<PathResult> {
   const started = performance.now();
   const unique = [...new Set(terms.filter((t) => SAFE_TERM.test(t)))];
   if (unique.length === 0) return { scores: new Map(), ms: 0 };
   const postings = await read.postings(filter, unique);
   const { documents, avgLength } = postings;
   const idf = new Map<string, number>();
-  for (const list of postings.lists) if (list.df > 0) idf.set(list.term, Math.log(1 + (documents - list.df + 0.5) / (list.df + 0.5)));
+  // A term's weight (default 1) scales its idf, so everything built on idf follows: its share of the
+  // score and of the ideal score, of term coverage, and of the proximity pairs it is in.
+  for (const list of postings.lists) if (list.df > 0) idf.set(list.term, (weights?.get(list.term) ?? 1) * Math.log(1 + (documents - list.df + 0.5) / (list.df + 0.5)));
   const present = [...idf.keys()];
   if (present.length === 0) return { scores: new Map(), ms: performance.now() - started };
   const { k1, b, fieldWeights } = params;

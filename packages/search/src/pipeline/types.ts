@@ -68,6 +68,8 @@ export interface Question {
   /** Its topic (a leading "what do we know about" dropped): what retrieval looks for. */
   topic: string;
   terms: string[];
+  /** Lexical weights of terms that are not 1 (`termWeightsOf`: intent words such as "bug" beside content words). */
+  termWeights: ReadonlyMap<string, number>;
   words: string[];
   filter: ItemFilter;
 }

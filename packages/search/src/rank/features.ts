@@ -10,7 +10,7 @@ import { tokenize } from '@engram/text';
 import { intentOf, timeWindowsOf, topicOf } from '../queryText.js';
 import type { Candidate } from './types.js';
 
-export const FEATURE_VERSION = 'ltr-features-v7';
+export const FEATURE_VERSION = 'ltr-features-v8';
 
 export const FEATURE_NAMES = [
   'pathLexical',
@@ -77,6 +77,13 @@ export const FEATURE_NAMES = [
   // v7: the candidate's title says it repairs something (`repairsByTitle`), alone and for bug questions.
   'repairTitle',
   'bugTimesRepairTitle',
+  // v8: a change of tests alone, and a sweeping change (many files), beside a bug question: neither is
+  // usually the fix of one symptom.
+  'testShare',
+  'bugTimesTestShare',
+  'bugTimesLogFileCount',
+  // v8: the kind of fault the question reports and the kind of repair the title names agree (`symptomMatch`).
+  'symptomTitleMatch',
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -106,6 +113,39 @@ const REPAIR_LEAD =
 const REPAIR_WORD = /\b(?:bugs?|fix(?:e[sd])?|bugfix(?:es)?|crash(?:es|ing)?|regressions?|broken|incorrect(?:ly)?|wrong(?:ly)?|missing)\b/i;
 
 const repairsByTitle = (title: string): boolean => REPAIR_LEAD.test(title) || REPAIR_WORD.test(title);
+
+/**
+ * Kinds of fault as a user reports them, beside the words a fix's title uses for the same fault: a
+ * crash is reported as "throws a TypeError" and fixed as "Fix crash on ..."; something printed twice is
+ * "duplicated"; a space or a line that is lost is "preserved" or "kept"; output that changes on every run
+ * is an "idempotence" fix; two forms laid out differently are made "consistent". Plain English of bug
+ * reports and commit titles, not one project's words.
+ */
+const SYMPTOMS: readonly { said: RegExp; fixed: RegExp }[] = [
+  {
+    said: /\b(?:crash(?:es|ed|ing)?|throws?|thrown|exceptions?|\w*error|fails?|failing|failed|stack\s*trace|cannot\s+read|undefined\s+is\s+not)\b/i,
+    fixed: /\b(?:crash(?:es|ed|ing)?|throws?|thrown|exceptions?|\w*errors?|fail(?:s|ed|ing|ure)?)\b/i,
+  },
+  { said: /\b(?:twice|doubled?|duplicated?|repeated|two\s+copies)\b/i, fixed: /\b(?:duplicat\w*|twice|double\w*|repeated)\b/i },
+  {
+    said: /\b(?:lost|loses?|losing|dropped|drops|removed|removes|stripped|strips|squashed|squeezed|vanish(?:es|ed)?|disappears?|disappeared|eaten|deleted|gone|missing)\b/i,
+    fixed: /\b(?:preserv\w*|keeps?|kept|retain\w*|restor\w*|missing|lost|los(?:es|ing)|(?:don'?t|do\s+not|avoid|stop)\s+(?:remov\w*|drop\w*|strip\w*|delet\w*|collaps\w*))\b/i,
+  },
+  {
+    said: /\b(?:adds?|added|inserts?|inserted|extra|keeps?\s+(?:adding|appearing)|appears?|appearing|unwanted|unnecessary)\b/i,
+    fixed: /\b(?:extra|unexpected|unnecessary|redundant|superfluous|unwanted|(?:don'?t|do\s+not|avoid|stop|prevent)\s+(?:add\w*|insert\w*|print\w*))\b/i,
+  },
+  {
+    said: /\b(?:every\s+time|each\s+time|second\s+(?:run|time|pass)|different\s+output|keeps?\s+changing|not\s+stable|unstable|idempoten\w*)\b/i,
+    fixed: /\b(?:idempoten\w*|unstable|stabl\w*|drift\w*|second\s+format\w*)\b/i,
+  },
+  { said: /\b(?:differently|different\s+(?:from|than)|inconsistent\w*|not\s+the\s+same)\b/i, fixed: /\b(?:inconsisten\w*|consisten\w*|same\s+as|align\w*|unif\w*)\b/i },
+];
+
+/** Whether the fault a question reports and the repair a title names are of one kind (SYMPTOMS). */
+export function symptomMatch(question: string, title: string): boolean {
+  return SYMPTOMS.some((s) => s.said.test(question) && s.fixed.test(title));
+}
 
 /** The part of a release-note line after a `Area:` prefix (`TypeScript: Support x` -> `Support x`). */
 const withoutAreaPrefix = (query: string): string => query.replace(/^[^:]{1,40}:\s+/, '');
@@ -236,6 +276,10 @@ export function computeFeatures(query: string, candidates: readonly Candidate[])
       recentPrior: recent * Math.exp(-daysBehind / RECENT_DAYS),
       repairTitle: repair,
       bugTimesRepairTitle: bug * repair,
+      testShare: s('testShare'),
+      bugTimesTestShare: bug * s('testShare'),
+      bugTimesLogFileCount: bug * log1p(s('fileCount')),
+      symptomTitleMatch: symptomMatch(query, c.title) ? 1 : 0,
     };
     return FEATURE_NAMES.map((name) => features[name]);
   });

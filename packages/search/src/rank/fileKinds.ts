@@ -3,8 +3,9 @@ import { writesReleaseNote } from './releaseNotes.js';
 /**
  * What kind of files a change touched, by convention only (no repository's own layout is named): the
  * share that is documentation and the share that is the project's tooling. A "how do we ..." question is
- * usually answered by a doc or a script change, a bug by neither; the learned reranker weighs these
- * beside the question's intent (`features.ts`).
+ * usually answered by a doc or a script change, a bug by neither; a change of tests alone (fixtures
+ * renamed, a test suite imported) repairs nothing. The learned reranker weighs these beside the
+ * question's intent (`features.ts`).
  */
 
 /** Directories where tests and their fixtures live: a `.md` there is a fixture, not documentation. */
@@ -20,19 +21,26 @@ export interface FileKinds {
   docsShare: number;
   /** Share of the files that are tooling (scripts, CI, package manifests and lockfiles, build and lint configuration). */
   toolingShare: number;
+  /** Share of the files that are tests and their fixtures (under a test directory). */
+  testShare: number;
 }
 
 export function fileKinds(files: readonly string[]): FileKinds {
-  if (files.length === 0) return { docsShare: 0, toolingShare: 0 };
+  if (files.length === 0) return { docsShare: 0, toolingShare: 0, testShare: 0 };
   let docs = 0;
   let tooling = 0;
+  let tests = 0;
   for (const file of files) {
     const parts = file.split('/');
     const name = parts[parts.length - 1] ?? '';
     const dirs = parts.slice(0, -1);
-    if (dirs.some((d) => TEST_DIR.test(d)) || writesReleaseNote([file])) continue;
+    if (writesReleaseNote([file])) continue;
+    if (dirs.some((d) => TEST_DIR.test(d))) {
+      tests++;
+      continue;
+    }
     if (dirs.some((d) => DOC_DIR.test(d)) || (DOC_FILE.test(name) && dirs.length <= 1)) docs++;
     else if (dirs.some((d) => TOOLING_DIR.test(d)) || TOOLING_FILE.test(name)) tooling++;
   }
-  return { docsShare: docs / files.length, toolingShare: tooling / files.length };
+  return { docsShare: docs / files.length, toolingShare: tooling / files.length, testShare: tests / files.length };
 }
