@@ -8,10 +8,10 @@
  * cluster and how many squash commits share a cluster with their PR (`commit_pr` edges).
  * `--before` only reports the clusters already in the data dir. Work on a copy of the data dir.
  */
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createPgVectorStore, openDatabase, type Db } from '@engram/stores';
+import type { Db } from '@engram/stores';
 import { assignCluster, recluster } from '@engram/indexer';
+import { openKeptIndex } from './runtime.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -22,12 +22,8 @@ const { values: args } = parseArgs({
   },
 });
 
-const db = await openDatabase(`pglite://${join(args.data!, 'db')}`);
-const workspaceId = (await db.query<{ id: string }>('SELECT id FROM workspaces ORDER BY created_at LIMIT 1')).rows[0]!.id;
-const active = (await db.query<{ model: string; dimensions: number }>('SELECT model, dimensions FROM vector_collections WHERE active')).rows[0]!;
-const store = await createPgVectorStore(db);
-await store.ensureCollection({ model: active.model, dimensions: active.dimensions });
-console.log(`data dir ${args.data}: workspace ${workspaceId}, vectors ${active.model}/${active.dimensions}`);
+const { db, workspaceId, store, model, dimensions } = await openKeptIndex(args.data!);
+console.log(`data dir ${args.data}: workspace ${workspaceId}, vectors ${model}/${dimensions}`);
 
 if (args.before) {
   await report('clusters as found in the data dir');

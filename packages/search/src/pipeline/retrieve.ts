@@ -10,6 +10,9 @@ import { queryEntities } from '../queryEntities.js';
 import type { Question, QueryEmbedder, Retrieved } from './types.js';
 import { withTimeWindow } from './window.js';
 
+/** The cluster path's result when it does not run. */
+const noClusters = () => ({ ...emptyPath(), clusterIds: [] as string[] });
+
 /** Candidates each path returns at most. */
 export const PATH_K = 200;
 
@@ -53,8 +56,8 @@ export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathNa
     runs('actor') ? actorPath(deps.read, deps.actors, q.filter, { terms: q.terms, words: q.words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
     runs('vector') && embedding ? embedding.then((e) => (e ? vectorPath(deps.vectors, q.filter, e.vector, PATH_K) : emptyPath())) : emptyPath(),
     runs('cluster') && embedding
-      ? embedding.then((e) => (e ? clusterPath(deps.read, deps.centroids, q.filter, e.vector, { clusters: 3, k: PATH_K, floor: 0.35 }) : { ...emptyPath(), clusterIds: [] as string[] }))
-      : { ...emptyPath(), clusterIds: [] as string[] },
+      ? embedding.then((e) => (e ? clusterPath(deps.read, deps.centroids, q.filter, e.vector, { clusters: 3, k: PATH_K, floor: 0.35 }) : noClusters()))
+      : noClusters(),
   ]);
   const embedded = embedding ? await embedding : null;
   return {
