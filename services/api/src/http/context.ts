@@ -131,9 +131,18 @@ export function requireApiKey(db: Db, options: { headerRequired: boolean }): Req
   };
 }
 
-/** Wraps an async route so a rejection reaches the error middleware. */
+/**
+ * Wraps an async route so a rejection reaches the error middleware. A handler that answers after its
+ * deadline's 503 went out (work that cannot be cancelled, such as waiting for the indexes to load) fails
+ * to set headers; that failure is dropped here. Passed on, it would re-enter Express's router past its
+ * last layer, and Express's final handler destroys the socket of an answered request: the client's next
+ * request on that keep-alive connection failed.
+ */
 export const route =
   (fn: (req: AuthedRequest, res: Response) => Promise<void>): RequestHandler =>
   (req, res, next) => {
-    fn(req as AuthedRequest, res).catch(next);
+    fn(req as AuthedRequest, res).catch((err: unknown) => {
+      if (res.headersSent && res.locals.deadlinePassed === true) return;
+      next(err);
+    });
   };
