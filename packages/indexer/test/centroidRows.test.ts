@@ -135,6 +135,65 @@ describe('CentroidRows', () => {
     }
   });
 
+  it('answers as the full scan does when most rows are left out of the native first pass (hundreds of rows in a narrow cone)', () => {
+    const d = 40;
+    const rows = new CentroidRows(d);
+    const centroids = new Map<string, Float32Array>();
+    const order: string[] = [];
+    const sum = new Float64Array(d);
+    // Close to one another, as sentence-embedding centroids are: many rows' bounds overlap the best one's.
+    const inCone = (seed: number, spread: number): Float32Array => {
+      const v = vector(seed, d).map((x, i) => (i < 3 ? 2 : 0) + x * spread);
+      const length = norm(v);
+      return v.map((x) => x / length);
+    };
+    for (let k = 0; k < 900; k++) {
+      const c = inCone(k + 3, k % 2 === 0 ? 0.4 : 1.5);
+      centroids.set(`c${k}`, c);
+      order.push(`c${k}`);
+      rows.set(`c${k}`, c, norm(c));
+      c.forEach((x, i) => (sum[i]! += x));
+    }
+    const mean = centredMean(sum, 900);
+    for (let q = 0; q < 60; q++) {
+      const centred = centre(inCone(7000 + q, q % 2 === 0 ? 0.3 : 2), mean);
+      const towardMean = dot(centred, mean.mean);
+      const best = fullScan(centroids, order, centred, mean, towardMean)!;
+      const exclude = q % 3 === 0 ? best.id : undefined;
+      expect(rows.nearest(centred, mean, towardMean, exclude)).toEqual(exclude ? fullScan(centroids, order.filter((id) => id !== exclude), centred, mean, towardMean) : best);
+    }
+  });
+
+  it('finds a row near the mean that the native first pass left out (a small product, the best centred cosine)', () => {
+    const d = 16;
+    const rows = new CentroidRows(d);
+    const centroids = new Map<string, Float32Array>();
+    const order: string[] = [];
+    const sum = new Float64Array(d);
+    // Long rows in every direction: they hold the largest products with any query.
+    for (let k = 0; k < 300; k++) {
+      const c = vector(k + 1, d).map((x) => x * 10);
+      centroids.set(`far${k}`, c);
+      order.push(`far${k}`);
+      rows.set(`far${k}`, c, norm(c));
+      c.forEach((x, i) => (sum[i]! += x));
+    }
+    const mean = centredMean(sum, 300);
+    for (let q = 0; q < 30; q++) {
+      const raw = vector(9000 + q, d);
+      const direction = raw.map((x) => x / norm(raw));
+      // A short step from the mean towards the query: centred, it points where the query does.
+      const near = mean.mean.map((x, i) => x + 0.01 * direction[i]!);
+      centroids.set(`near${q}`, near);
+      order.push(`near${q}`);
+      rows.set(`near${q}`, near, norm(near));
+      const towardMean = dot(direction, mean.mean);
+      const found = rows.nearest(direction, mean, towardMean);
+      expect(found?.id).toBe(`near${q}`);
+      expect(found).toEqual(fullScan(centroids, order, direction, mean, towardMean));
+    }
+  });
+
   it('has no nearest row when empty or when the only row is excluded', () => {
     const rows = new CentroidRows(4);
     const mean = centredMean(new Float64Array(4), 0);
