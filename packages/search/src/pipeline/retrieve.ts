@@ -13,25 +13,6 @@ import { withTimeWindow } from './window.js';
 /** The cluster path's result when it does not run. */
 const noClusters = () => ({ ...emptyPath(), clusterIds: [] as string[] });
 
-/**
- * How long the paths that run on the event loop wait for the query's embedding before they start: a
- * local or cached embedding is in by then, and the vector and cluster scans start first; a slow one
- * does not hold them for more than this.
- */
-export const EMBED_HEAD_START_MS = 3;
-
-/** Settles once `embedding` has settled (either way) or EMBED_HEAD_START_MS has passed. */
-function headStart(embedding: Promise<unknown>): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, EMBED_HEAD_START_MS);
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    embedding.then(done, done);
-  });
-}
-
 /** Candidates each path returns at most. */
 export const PATH_K = 200;
 
@@ -69,23 +50,15 @@ export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathNa
           },
         )
       : null;
-  const vectorRun = runs('vector') && embedding ? embedding.then((e) => (e ? vectorPath(deps.vectors, q.filter, e.vector, PATH_K) : emptyPath())) : emptyPath();
-  const clusterRun =
+  const [lexical, entity, actor, vector, cluster] = await Promise.all([
+    runs('lexical') ? lexicalPath(deps.read, q.filter, q.terms, deps.lexical, q.termWeights) : emptyPath(),
+    runs('entity') ? entityPath(deps.read, q.filter, queryEntities(q.topic), PATH_K) : emptyPath(),
+    runs('actor') ? actorPath(deps.read, deps.actors, q.filter, { terms: q.terms, words: q.words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
+    runs('vector') && embedding ? embedding.then((e) => (e ? vectorPath(deps.vectors, q.filter, e.vector, PATH_K) : emptyPath())) : emptyPath(),
     runs('cluster') && embedding
       ? embedding.then((e) => (e ? clusterPath(deps.read, deps.centroids, q.filter, e.vector, { clusters: 3, k: PATH_K, floor: 0.35 }) : noClusters()))
-      : noClusters();
-  // The lexical, entity and actor paths are CPU on this thread; the vector and cluster scans run on the scan
-  // thread once the embedding is in. Started at once, the first three held the embedding's answer unread until
-  // they were done, and the scans only began after them. The embedding gets a head start of up to
-  // EMBED_HEAD_START_MS, so the scans run beside them.
-  const onThisThread = (embedding ? headStart(embedding) : Promise.resolve()).then(() =>
-    Promise.all([
-      runs('lexical') ? lexicalPath(deps.read, q.filter, q.terms, deps.lexical, q.termWeights) : emptyPath(),
-      runs('entity') ? entityPath(deps.read, q.filter, queryEntities(q.topic), PATH_K) : emptyPath(),
-      runs('actor') ? actorPath(deps.read, deps.actors, q.filter, { terms: q.terms, words: q.words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
-    ]),
-  );
-  const [[lexical, entity, actor], vector, cluster] = await Promise.all([onThisThread, vectorRun, clusterRun]);
+      : noClusters(),
+  ]);
   const embedded = embedding ? await embedding : null;
   return {
     paths: { lexical, vector, entity, cluster, actor },
