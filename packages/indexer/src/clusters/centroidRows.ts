@@ -10,8 +10,6 @@ export interface Nearest {
 const REBASE_DRIFT = 2e-3;
 /** Products the first pass of `nearest` asks the native kernel for. */
 const FIRST_WANT = 64;
-/** `nearest`'s bound parts: the numerator's low and high, |c - m|²'s low and high. */
-const scratch = new Float64Array(4);
 /** Slack for rounding in the bounds below: far above float64's error on these sums, far below a similarity's resolution that matters. */
 const SLACK = 1e-9;
 
@@ -102,30 +100,24 @@ export class CentroidRows {
     // kernel's 1 - product; doubled, as for the search's centroid scan); c·m within |c|·|m - m₀| of c·m₀, so
     // |c - m|² lies in [low, high].
     let bestLower = Number.NEGATIVE_INFINITY;
-    // A row's bounds from a product within its rounding error of u·c: `lowerOf` for a returned row's
-    // product, `upperOf` also for a product the row's is at most.
-    const parts = (row: number, product: number) => {
+    // A row's bounds from `product`, within rounding of u·c or above it: sets `upper[row]`, and returns the
+    // lower bound, which holds when `product` is the row's own.
+    const bound = (row: number, product: number): number => {
       const n = norms[row]!;
       const error = 2 * ((d + 4) * 2 ** -24 * n + 2 ** -22 * (1 + n)) + SLACK;
       const spread = 2 * n * moved + SLACK;
       const centre2 = n * n - 2 * towardBase[row]! + mean.norm2;
-      scratch[0] = product - towardMean - error;
-      scratch[1] = product - towardMean + error;
-      scratch[2] = centre2 - spread;
-      scratch[3] = centre2 + spread;
-    };
-    const upperOf = (row: number, product: number): number => {
-      parts(row, product);
-      const nHigh = scratch[1]!;
-      // Near the mean the full scan may give 0 there instead of the quotient.
-      if (scratch[2]! <= 1e-12) return nHigh > 0 ? Number.POSITIVE_INFINITY : 0;
-      return nHigh / Math.sqrt(nHigh >= 0 ? scratch[2]! : scratch[3]!);
-    };
-    const lowerOf = (row: number, product: number): number => {
-      parts(row, product);
-      const nLow = scratch[0]!;
-      if (scratch[2]! <= 1e-12) return nLow < 0 ? Number.NEGATIVE_INFINITY : 0;
-      return nLow / Math.sqrt(nLow >= 0 ? scratch[3]! : scratch[2]!);
+      const low = centre2 - spread;
+      const high = centre2 + spread;
+      const nLow = product - towardMean - error;
+      const nHigh = product - towardMean + error;
+      if (low <= 1e-12) {
+        // Near the mean the full scan may give 0 there instead of the quotient.
+        upper[row] = nHigh > 0 ? Number.POSITIVE_INFINITY : 0;
+        return nLow < 0 ? Number.NEGATIVE_INFINITY : 0;
+      }
+      upper[row] = nHigh / Math.sqrt(nHigh >= 0 ? low : high);
+      return nLow / Math.sqrt(nLow >= 0 ? high : low);
     };
     const excluded = exclude === undefined ? -1 : (this.rowOf.get(exclude) ?? -1);
     // The kernel is asked for the best `want` products only: sorting every row's product cost more than the
@@ -137,13 +129,12 @@ export class CentroidRows {
       bestLower = Number.NEGATIVE_INFINITY;
       if (order.length < count) {
         const last = products[products.length - 1] ?? Number.POSITIVE_INFINITY;
-        for (let row = 0; row < count; row++) upper[row] = upperOf(row, last);
+        for (let row = 0; row < count; row++) bound(row, last);
       }
       for (let j = 0; j < order.length; j++) {
         const row = order[j]!;
         if (row === excluded) continue;
-        upper[row] = upperOf(row, products[j]!);
-        const lower = lowerOf(row, products[j]!);
+        const lower = bound(row, products[j]!);
         if (lower > bestLower) bestLower = lower;
       }
       if (excluded >= 0) upper[excluded] = Number.NEGATIVE_INFINITY;
