@@ -45,6 +45,19 @@ function fullScan(rows: Map<string, Float32Array>, order: string[], centred: Flo
   return best;
 }
 
+/** Rows, and the same centroids in the order the full scan reads them, added together. */
+function rowsWithCopy(d: number) {
+  const rows = new CentroidRows(d);
+  const centroids = new Map<string, Float32Array>();
+  const order: string[] = [];
+  const add = (id: string, c: Float32Array): void => {
+    centroids.set(id, c);
+    order.push(id);
+    rows.set(id, c, norm(c));
+  };
+  return { rows, centroids, order, add };
+}
+
 describe('CentroidRows', () => {
   it('answers as the full scan does, to the bit, while the workspace mean moves as items join clusters', () => {
     const d = 48;
@@ -137,9 +150,7 @@ describe('CentroidRows', () => {
 
   it('answers as the full scan does when most rows are left out of the native first pass (hundreds of rows in a narrow cone)', () => {
     const d = 40;
-    const rows = new CentroidRows(d);
-    const centroids = new Map<string, Float32Array>();
-    const order: string[] = [];
+    const { rows, centroids, order, add } = rowsWithCopy(d);
     const sum = new Float64Array(d);
     // Close to one another, as sentence-embedding centroids are: many rows' bounds overlap the best one's.
     const inCone = (seed: number, spread: number): Float32Array => {
@@ -149,9 +160,7 @@ describe('CentroidRows', () => {
     };
     for (let k = 0; k < 900; k++) {
       const c = inCone(k + 3, k % 2 === 0 ? 0.4 : 1.5);
-      centroids.set(`c${k}`, c);
-      order.push(`c${k}`);
-      rows.set(`c${k}`, c, norm(c));
+      add(`c${k}`, c);
       c.forEach((x, i) => (sum[i]! += x));
     }
     const mean = centredMean(sum, 900);
@@ -166,16 +175,12 @@ describe('CentroidRows', () => {
 
   it('finds a row near the mean that the native first pass left out (a small product, the best centred cosine)', () => {
     const d = 16;
-    const rows = new CentroidRows(d);
-    const centroids = new Map<string, Float32Array>();
-    const order: string[] = [];
+    const { rows, centroids, order, add } = rowsWithCopy(d);
     const sum = new Float64Array(d);
     // Long rows in every direction: they hold the largest products with any query.
     for (let k = 0; k < 300; k++) {
       const c = vector(k + 1, d).map((x) => x * 10);
-      centroids.set(`far${k}`, c);
-      order.push(`far${k}`);
-      rows.set(`far${k}`, c, norm(c));
+      add(`far${k}`, c);
       c.forEach((x, i) => (sum[i]! += x));
     }
     const mean = centredMean(sum, 300);
@@ -183,10 +188,7 @@ describe('CentroidRows', () => {
       const raw = vector(9000 + q, d);
       const direction = raw.map((x) => x / norm(raw));
       // A short step from the mean towards the query: centred, it points where the query does.
-      const near = mean.mean.map((x, i) => x + 0.01 * direction[i]!);
-      centroids.set(`near${q}`, near);
-      order.push(`near${q}`);
-      rows.set(`near${q}`, near, norm(near));
+      add(`near${q}`, mean.mean.map((x, i) => x + 0.01 * direction[i]!));
       const towardMean = dot(direction, mean.mean);
       const found = rows.nearest(direction, mean, towardMean);
       expect(found?.id).toBe(`near${q}`);
