@@ -1,4 +1,4 @@
-import { getAreaCounts, ROOT_AREA, type Db } from '@engram/stores';
+import { getAreaCounts, getAreaModelVersion, ROOT_AREA, type Db, type Queryable } from '@engram/stores';
 import { testWorkspace } from '@engram/stores/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildAreaModel } from '../src/areas/index.js';
@@ -176,5 +176,54 @@ describe('the re-cluster job and the area model, in a worker thread and inline',
     const [countsA, countsB] = [await getAreaCounts(db, a, areas, WORDS), await getAreaCounts(db, b, areas, WORDS)];
     expect(countsA.areas.get(ROOT_AREA)).toBe(events.length);
     expect(countsB).toEqual(countsA);
+  });
+
+  /** The database, aborting `controller` as it runs its `at`-th statement (counting every statement, in transactions too). */
+  function abortingAt(at: number, controller: AbortController): { db: Db; statements: () => number } {
+    let n = 0;
+    const counting = (target: Queryable): Queryable['query'] =>
+      (sql, params) => {
+        if (++n === at) controller.abort(new Error(`stopped at statement ${at}`));
+        return target.query(sql, params);
+      };
+    return { db: { ...db, query: counting(db), transaction: (fn) => db.transaction((tx) => fn({ query: counting(tx) })) }, statements: () => n };
+  }
+
+  const staged = async (ws: string) =>
+    (await db.query<{ n: number }>('SELECT (SELECT count(*) FROM cluster_stage WHERE workspace_id = $1) + (SELECT count(*) FROM cluster_member_stage WHERE workspace_id = $1) AS n', [ws])).rows[0]!.n;
+
+  it('stopped at any statement, has either changed nothing and staged nothing or swapped in its whole result', async () => {
+    const [a, b] = [await indexed(), await indexed()];
+    const full = abortingAt(0, new AbortController());
+    const expected = await recluster(full.db, h.vectors, a, { thread: 'worker' });
+    const after = await clusters(a);
+    const statements = full.statements();
+    expect(statements).toBeGreaterThan(6);
+
+    const before = await clusters(b);
+    expect(before).not.toEqual(after);
+    const outcomes: string[] = [];
+    for (let at = 1; at <= statements; at++) {
+      const controller = new AbortController();
+      const run = recluster(abortingAt(at, controller).db, h.vectors, b, { thread: 'worker', signal: controller.signal });
+      const outcome = await run.then(
+        (result) => (expect(result).toEqual(expected), 'swapped'),
+        (error: Error) => (expect(error.message).toBe(`stopped at statement ${at}`), 'stopped'),
+      );
+      expect(await clusters(b)).toEqual(outcome === 'swapped' ? after : before);
+      expect(Number(await staged(b))).toBe(0);
+      outcomes.push(outcome);
+      if (outcome === 'swapped') break;
+    }
+    // Stopped at every statement before the swap; once the swap began, it finished.
+    expect(outcomes.filter((o) => o === 'stopped').length).toBeGreaterThan(4);
+    expect(outcomes.at(-1)).toBe('swapped');
+
+    const built = await rebuildAreaModel(db, a);
+    const stopped = new AbortController();
+    stopped.abort(new Error('stopping'));
+    await expect(rebuildAreaModel(db, b, { signal: stopped.signal })).rejects.toThrow('stopping');
+    expect(await getAreaModelVersion(db, b)).toBeNull();
+    expect(await rebuildAreaModel(db, b)).toEqual(built);
   });
 });

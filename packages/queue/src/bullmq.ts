@@ -1,10 +1,10 @@
-import { Queue, UnrecoverableError, Worker, type ConnectionOptions } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type ConnectionOptions } from 'bullmq';
 import type { JobName, JobPayload } from './catalog.js';
 import { jobCatalog, jobNames } from './catalog.js';
 import { createObservers } from './observers.js';
 import { runJob } from './run.js';
 import type { EnqueueOptions, JobHandlers, JobQueue, QueueDepth, QueueObserver } from './types.js';
-import { PermanentJobError } from './types.js';
+import { JobStoppedError, PermanentJobError } from './types.js';
 
 /** BullMQ job ids may not contain ':' in some versions' custom ids; keep them opaque but stable. */
 const safeId = (id: string): string => id.replace(/:/g, '_');
@@ -34,6 +34,8 @@ export function createBullQueue(redisUrl: string, options: { prefix?: string; ob
   const connection = connectionFromUrl(redisUrl);
   const prefix = options.prefix ?? 'engram';
   const workers: Worker[] = [];
+  // Aborted by `close`: running jobs see their signal abort and stop at their next slice.
+  const stopping = new AbortController();
   const observers = createObservers(options.observer);
   const observer = observers.observer;
   const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -84,11 +86,17 @@ export function createBullQueue(redisUrl: string, options: { prefix?: string; ob
         const lockDuration = Math.min(spec.timeoutMs, options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS);
         const worker = new Worker(
           name,
-          async (job) => {
+          async (job, token) => {
             try {
-              await runJob(name, job.data, handler as never, { jobId: job.id ?? '', attempt: job.attemptsMade + 1, maxAttempts: spec.attempts }, observer);
+              await runJob(name, job.data, handler as never, { jobId: job.id ?? '', attempt: job.attemptsMade + 1, maxAttempts: spec.attempts, stopping: stopping.signal }, observer);
             } catch (err) {
               if (err instanceof PermanentJobError) throw new UnrecoverableError(err.message);
+              // Stopped by `close`: back in the queue to run again at once (on another worker, or on this
+              // one after its restart) without spending an attempt.
+              if (err instanceof JobStoppedError) {
+                await job.moveToDelayed(Date.now(), token);
+                throw new DelayedError(err.message);
+              }
               throw err;
             }
           },
@@ -120,6 +128,7 @@ export function createBullQueue(redisUrl: string, options: { prefix?: string; ob
       }
     },
     async close(deadlineMs = 30_000) {
+      stopping.abort(new JobStoppedError('the queue is closing'));
       const closing = Promise.all(workers.map((w) => w.close()));
       await Promise.race([closing, new Promise((r) => setTimeout(r, deadlineMs).unref())]);
       await Promise.all([...queues.values()].map((q) => q.close()));

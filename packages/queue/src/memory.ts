@@ -4,7 +4,7 @@ import { backoffDelay, jobCatalog, jobNames } from './catalog.js';
 import { createObservers } from './observers.js';
 import { runJob } from './run.js';
 import type { EnqueueOptions, JobHandlers, JobQueue, QueueDepth, QueueObserver } from './types.js';
-import { PermanentJobError } from './types.js';
+import { JobStoppedError, PermanentJobError } from './types.js';
 
 interface Pending {
   name: JobName;
@@ -42,6 +42,8 @@ export function createMemoryQueue(initialObserver?: QueueObserver): JobQueue {
   const counts = new Map<JobName, QueueDepth>(jobNames.map((n) => [n, { waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0 }]));
   let handlers: JobHandlers = {};
   let closing = false;
+  // Aborted by `close`: running jobs see their signal abort and stop at their next slice.
+  const stopping = new AbortController();
   let seq = 0;
 
   const depth = (name: JobName): QueueDepth => counts.get(name)!;
@@ -65,13 +67,16 @@ export function createMemoryQueue(initialObserver?: QueueObserver): JobQueue {
       if (!handler) throw new Error(`no handler registered for ${job.name}`);
       depth(job.name).active++;
       try {
-        await runJob(job.name, job.payload, handler as never, { jobId: job.jobId, attempt: job.attempt }, observer);
+        await runJob(job.name, job.payload, handler as never, { jobId: job.jobId, attempt: job.attempt, stopping: stopping.signal }, observer);
         depth(job.name).completed++;
         live.delete(job.jobId);
         rememberCompleted(job.jobId);
       } catch (err) {
         const spec = jobCatalog[job.name];
-        if (err instanceof PermanentJobError || job.attempt >= spec.attempts || closing) {
+        if (err instanceof JobStoppedError) {
+          // Stopped by `close`: dropped, as every waiting job is (start-up recovery and the schedules ask again).
+          live.delete(job.jobId);
+        } else if (err instanceof PermanentJobError || job.attempt >= spec.attempts || closing) {
           depth(job.name).failed++;
           live.delete(job.jobId);
         } else {
@@ -126,6 +131,7 @@ export function createMemoryQueue(initialObserver?: QueueObserver): JobQueue {
     },
     async close(deadlineMs = 30_000) {
       closing = true;
+      stopping.abort(new JobStoppedError('the queue is closing'));
       for (const t of schedules.values()) clearInterval(t);
       for (const t of timers) clearTimeout(t);
       for (const lane of lanes.values()) lane.clear();

@@ -5,10 +5,23 @@ export class PermanentJobError extends Error {
   override name = 'PermanentJobError';
 }
 
+/**
+ * The reason a running job's signal aborts when its queue closes. A job that stops for it is not a
+ * failure: the memory queue drops it (start-up recovery and the schedules ask again), BullMQ puts it
+ * back to run again without spending an attempt.
+ */
+export class JobStoppedError extends Error {
+  override name = 'JobStoppedError';
+}
+
 export interface JobContext {
   jobId: string;
   /** 1 on the first try. */
   attempt: number;
+  /**
+   * Aborts when the job's deadline passes or its queue closes (reason: `JobStoppedError`). Long jobs
+   * check it between slices and stop there; the rest finish what they started.
+   */
   signal: AbortSignal;
 }
 
@@ -34,7 +47,8 @@ export interface JobEvent {
   jobId: string;
   attempt: number;
   ms: number;
-  outcome: 'completed' | 'retry' | 'failed';
+  /** `stopped`: the queue closed while it ran and it stopped early (it runs again later, see `JobStoppedError`). */
+  outcome: 'completed' | 'retry' | 'failed' | 'stopped';
   error?: string;
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBullQueue, createMemoryQueue, jobCatalog, obliterateQueues, PermanentJobError, type JobEvent, type JobQueue } from '../src/index.js';
+import { createBullQueue, createMemoryQueue, jobCatalog, JobStoppedError, obliterateQueues, PermanentJobError, type JobEvent, type JobQueue } from '../src/index.js';
 import { randomSuffix, redisUrl } from '@engram/stores/testing';
 
 interface Backend {
@@ -150,5 +150,58 @@ describe.each(backends)('queue contract: $name', ({ open }) => {
     await isRunning;
     await queue.close(5_000);
     expect(finished).toBe(true);
+  });
+
+  it('aborts a running job\'s signal when the queue closes, and reports the job stopped, not failed', async () => {
+    const queue = start();
+    let started!: () => void;
+    const isRunning = new Promise<void>((r) => (started = r));
+    let reason: unknown = null;
+    queue.process({
+      // Runs until its signal aborts, as a re-cluster's slices do.
+      'cluster.recluster': async (_payload, { signal }) => {
+        started();
+        while (!signal.aborted) await new Promise((r) => setTimeout(r, 10));
+        reason = signal.reason;
+        throw signal.reason;
+      },
+    });
+    await queue.enqueue('cluster.recluster', { workspaceId: 'ws_test' }, { jobId: 'long' });
+    await isRunning;
+    await queue.close(jobCatalog['cluster.recluster'].timeoutMs);
+    expect(reason).toBeInstanceOf(JobStoppedError);
+    expect(events.map((e) => e.outcome)).toEqual(['stopped']);
+  });
+});
+
+describe.skipIf(!redis)('bullmq: a job stopped by close', () => {
+  it('goes back to the queue without spending an attempt and runs on the next worker', async () => {
+    const prefix = `engram-test-${randomSuffix()}`;
+    const first = createBullQueue(redis!, { prefix });
+    try {
+      let started!: () => void;
+      const isRunning = new Promise<void>((r) => (started = r));
+      first.process({
+        'cluster.recluster': async (_payload, { signal }) => {
+          started();
+          while (!signal.aborted) await new Promise((r) => setTimeout(r, 10));
+          throw signal.reason;
+        },
+      });
+      await first.enqueue('cluster.recluster', { workspaceId: 'ws_test' }, { jobId: 'long' });
+      await isRunning;
+      await first.close(10_000);
+
+      const attempts: number[] = [];
+      const second = createBullQueue(redis!, { prefix });
+      second.process({ 'cluster.recluster': async (_payload, { attempt }) => void attempts.push(attempt) });
+      await second.idle();
+      const depth = (await second.depths())['cluster.recluster'];
+      await second.close(5_000);
+      expect(attempts).toEqual([1]);
+      expect(depth.failed).toBe(0);
+    } finally {
+      await obliterateQueues(redis!, prefix);
+    }
   });
 });

@@ -54,7 +54,7 @@ export function createMetrics(runtime: Runtime, options: MetricsOptions): Metric
   const embeddingTexts = new client.Counter({ name: 'engram_embedding_texts_total', help: 'Texts sent to the embedding layer, by use.', labelNames: ['use'] as const, registers: [registry] });
   const embeddingErrors = new client.Counter({ name: 'engram_embedding_errors_total', help: 'Embedding calls that failed, by use.', labelNames: ['use'] as const, registers: [registry] });
   const embeddingSeconds = new client.Histogram({ name: 'engram_embedding_duration_seconds', help: 'Embedding call latency, by use.', labelNames: ['use'] as const, buckets: SECONDS, registers: [registry] });
-  const jobs = new client.Counter({ name: 'engram_jobs_total', help: 'Jobs run by this process, by queue and outcome (completed, retry, failed).', labelNames: ['queue', 'outcome'] as const, registers: [registry] });
+  const jobs = new client.Counter({ name: 'engram_jobs_total', help: 'Jobs run by this process, by queue and outcome (completed, retry, failed, stopped).', labelNames: ['queue', 'outcome'] as const, registers: [registry] });
   const jobSeconds = new client.Histogram({ name: 'engram_job_duration_seconds', help: 'Job run time in this process, by queue.', labelNames: ['queue'] as const, buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300], registers: [registry] });
 
   if (options.deployment) {

@@ -71,6 +71,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
         const line = { job: e.name, jobId: e.jobId, attempt: e.attempt, ms: Math.round(e.ms), outcome: e.outcome, error: e.error };
         if (e.outcome === 'failed') logger.error(line, 'job failed');
         else if (e.outcome === 'retry') logger.warn(line, 'job will retry');
+        else if (e.outcome === 'stopped') logger.info(line, 'job stopped: shutting down');
         else logger.debug(line, 'job completed');
       },
       onError: (e) => logger.error({ job: e.name, jobId: e.jobId, kind: e.kind, err: e.error }, 'queue error'),

@@ -12,7 +12,7 @@
  * is published at once (readers see the old model or the new one).
  */
 import { areasOfFiles, listChangesPage, replaceAreaModel, type Db } from '@engram/stores';
-import { pageSink, startComputeThread, yieldingDb, yieldToLoop, type PageSink } from '../clusters/offThread.js';
+import { pageSink, startComputeThread, unlessAborted, yieldingDb, yieldToLoop, type PageSink } from '../clusters/offThread.js';
 import { createAreaCounter, type AreaRows, type ChangePage } from './count.js';
 
 /** Changes read per page. */
@@ -30,6 +30,8 @@ export interface AreaModelOptions {
    * 2,000 changes, a worker above. All give the same model.
    */
   thread?: 'worker' | 'inline' | 'auto';
+  /** Stops the rebuild at the next statement or page once aborted; the workspace keeps its model. */
+  signal?: AbortSignal;
 }
 
 /** Below this many changes they are counted inline (a few ms a page), above it in a worker thread. */
@@ -48,7 +50,7 @@ function countSink(mode: AreaModelOptions['thread']): PageSink<ChangePage, AreaR
 }
 
 export async function rebuildAreaModel(database: Db, workspaceId: string, options: AreaModelOptions = {}): Promise<AreaModelSummary> {
-  const db = yieldingDb(database);
+  const db = yieldingDb(database, options.signal);
   const sink = countSink(options.thread);
   let rows: AreaRows;
   try {
@@ -60,7 +62,7 @@ export async function rebuildAreaModel(database: Db, workspaceId: string, option
       await yieldToLoop();
       if (page.length < READ_PAGE) break;
     }
-    rows = await sink.finish();
+    rows = await unlessAborted(sink.finish(), options.signal);
   } finally {
     await sink.close();
   }

@@ -18,14 +18,30 @@ export const yieldToLoop = (): Promise<void> => nextTurn();
  * PGlite a query runs on this thread and its promise settles in a microtask, so a chain of awaited
  * queries never lets a timer or a socket in: without this, a job's reads would run back to back for
  * as long as the job lasts. With it, the longest stretch is one statement.
+ *
+ * With a `signal`, every statement first checks it: once it is aborted (the job's deadline passed or
+ * its process is stopping), the next statement throws its reason instead of running, so a long job
+ * stops at a slice boundary and an open transaction rolls back.
  */
-export function yieldingDb(db: Db): Db {
+export function yieldingDb(db: Db, signal?: AbortSignal): Db {
   const yielding = (target: Queryable): Queryable['query'] =>
     async <R>(sql: string, params?: readonly unknown[]) => {
       await nextTurn();
+      signal?.throwIfAborted();
       return target.query<R>(sql, params);
     };
   return { ...db, query: yielding(db), transaction: (fn) => db.transaction((tx) => fn({ query: yielding(tx) })) };
+}
+
+/** `work`, or the signal's reason as soon as it is aborted (the work's own outcome is then ignored: its caller cleans up). */
+export function unlessAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
 export interface ComputeThread {

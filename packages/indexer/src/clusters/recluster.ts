@@ -14,7 +14,7 @@ import {
 import { invalidateCentroids } from './centroidCache.js';
 import { DEFAULT_FEATURE_SPACE, type FeatureSpace } from './features.js';
 import { countItems, loadItemTexts, loadTopicalMentions, type EntityRow } from './itemTopics.js';
-import { pageSink, startComputeThread, yieldingDb, yieldToLoop, type PageSink } from './offThread.js';
+import { pageSink, startComputeThread, unlessAborted, yieldingDb, yieldToLoop, type PageSink } from './offThread.js';
 import type { PartitionOptions } from './partition.js';
 import { createPlanner, type PlanOptions, type ReclusterPage, type ReclusterPlan } from './plan.js';
 
@@ -30,6 +30,11 @@ export interface ReclusterOptions extends Partial<PartitionOptions> {
    * same clusters.
    */
   thread?: 'worker' | 'inline' | 'auto';
+  /**
+   * Stops the re-cluster at the next statement or page once aborted (a deadline, a shutdown): it throws
+   * the signal's reason, the staged slices are dropped and the workspace keeps its clusters.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ReclusterResult {
@@ -75,7 +80,7 @@ function planSink(options: PlanOptions, mode: ReclusterOptions['thread']): PageS
  * slices, then swapped in by one transaction of a few statements (readers never see half of it).
  */
 export async function recluster(database: Db, vectors: VectorStore, workspaceId: string, options: ReclusterOptions = {}): Promise<ReclusterResult> {
-  const db = yieldingDb(database);
+  const db = yieldingDb(database, options.signal);
   const planOptions: PlanOptions = {
     partition: {
       mergeThreshold: options.mergeThreshold ?? DEFAULT_PARTITION.mergeThreshold,
@@ -102,7 +107,7 @@ export async function recluster(database: Db, vectors: VectorStore, workspaceId:
       await yieldToLoop();
       if (rows.length < READ_PAGE) break;
     }
-    plan = await sink.finish();
+    plan = await unlessAborted(sink.finish(), options.signal);
   } finally {
     await sink.close();
   }
@@ -114,7 +119,7 @@ export async function recluster(database: Db, vectors: VectorStore, workspaceId:
       cluster.labels.summary = (await options.summarize(cluster.centralTitles)).trim() || cluster.labels.summary;
     }
   }
-  const count = await write(db, workspaceId, plan, ids, itemIds);
+  const count = await write(db, yieldingDb(database), options.signal, workspaceId, plan, ids, itemIds);
   invalidateCentroids(database, workspaceId);
   return { clusters: count, merged: plan.merged, split: plan.split };
 }
@@ -143,8 +148,13 @@ async function readPage(db: Db, vectors: VectorStore, workspaceId: string, itemI
   return { itemIds, clusterIds, dimensions, vectors: packed, hasVector, mentions: pageMentions, titles };
 }
 
-/** Stages the plan in slices (yielding between them), then swaps it in. */
-async function write(db: Db, workspaceId: string, plan: ReclusterPlan, ids: string[], itemIds: string[]): Promise<number> {
+/**
+ * Stages the plan in slices (yielding between them), then swaps it in. The stage goes through `db`, which
+ * stops at its next statement once the job's signal aborts; the swap and the cleanup after a failure go
+ * through `unstoppable`, without the signal: once the swap has begun it finishes (it is one transaction
+ * of a few statements), so a stopped job has either changed nothing or swapped in all of its result.
+ */
+async function write(db: Db, unstoppable: Db, signal: AbortSignal | undefined, workspaceId: string, plan: ReclusterPlan, ids: string[], itemIds: string[]): Promise<number> {
   const runId = newReclusterRun();
   try {
     const { dimensions } = plan;
@@ -166,9 +176,10 @@ async function write(db: Db, workspaceId: string, plan: ReclusterPlan, ids: stri
       await yieldToLoop();
     }
     const redirects = plan.redirects.map((r) => ({ from: r.from, to: ids[r.to]! }));
-    return await applyReclusterStage(db, runId, workspaceId, redirects, yieldToLoop);
+    signal?.throwIfAborted();
+    return await applyReclusterStage(unstoppable, runId, workspaceId, redirects, yieldToLoop);
   } catch (error) {
-    await dropReclusterStage(db, runId).catch(() => undefined);
+    await dropReclusterStage(unstoppable, runId).catch(() => undefined);
     throw error;
   }
 }

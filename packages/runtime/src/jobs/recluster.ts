@@ -40,7 +40,7 @@ export async function requestBurstRecluster(runtime: Runtime, workspaceId: strin
 export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.recluster'> {
   const { db, vectors, queue, logger } = runtime;
   return {
-    'cluster.recluster': async ({ workspaceId, whenQuiet }) => {
+    'cluster.recluster': async ({ workspaceId, whenQuiet }, { signal }) => {
       if (whenQuiet) {
         if (await isIndexing(runtime)) {
           await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet }, { jobId: `recluster:${workspaceId}:quiet:${Date.now()}`, delayMs: QUIET_POLL_MS });
@@ -48,19 +48,28 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
         }
       }
       // Each step reads and writes in small slices with yields between them and computes in a worker
-      // thread, so on the embedded default the api keeps answering while it runs.
+      // thread, so on the embedded default the api keeps answering while it runs. Each also stops at its
+      // next slice once the job's signal aborts (its deadline, or the process stopping), keeping the
+      // workspace's current clusters and model.
       const began = performance.now();
       let started = began;
-      const res = await recluster(db, vectors, workspaceId);
+      const res = await recluster(db, vectors, workspaceId, { signal });
       logger.info({ workspaceId, ...res, ms: Math.round(performance.now() - started) }, 'recluster done');
       // The area model follows the same bursts: new changes bring new files and titles.
       started = performance.now();
-      const areas = await rebuildAreaModel(db, workspaceId);
+      const areas = await rebuildAreaModel(db, workspaceId, { signal });
       logger.info({ workspaceId, ...areas, ms: Math.round(performance.now() - started) }, 'area model rebuilt');
       burstReclusters.ran(workspaceId, performance.now() - began);
       // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow,
       // and the space of the rows this job replaced is made reusable (PGlite has no autovacuum).
-      await refreshPlannerStatsByTable(db, () => new Promise((resolve) => setImmediate(resolve)), RECLUSTER_REWRITTEN_TABLES);
+      await refreshPlannerStatsByTable(
+        db,
+        async () => {
+          await new Promise((resolve) => setImmediate(resolve));
+          signal.throwIfAborted();
+        },
+        RECLUSTER_REWRITTEN_TABLES,
+      );
     },
   };
 }
