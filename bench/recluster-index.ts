@@ -32,7 +32,7 @@ if (args.before) {
 }
 
 const items = (await db.query<{ id: string }>('SELECT id FROM items WHERE workspace_id = $1 ORDER BY occurred_at, id', [workspaceId])).rows.map((r) => r.id);
-const vectors = new Map<string, number[]>();
+const vectors = new Map<string, Float32Array>();
 for (let i = 0; i < items.length; i += 500) for (const [id, v] of await store.getVectors(workspaceId, items.slice(i, i + 500))) vectors.set(id, v);
 const ordered = items.filter((id) => vectors.has(id));
 console.log(`${items.length} items, ${ordered.length} with a chunk-0 vector`);
@@ -54,7 +54,7 @@ await Promise.all(
       // A job that throws is retried by the queue (attempts with backoff): do the same here.
       for (let attempt = 1; ; attempt++) {
         try {
-          if ((await assignCluster(db, { workspaceId, itemId, vector: vectors.get(itemId)! })).created) created++;
+          if ((await assignCluster(db, { workspaceId, itemId, vector: Array.from(vectors.get(itemId)!) })).created) created++;
           break;
         } catch (error) {
           if (attempt >= 5) throw error;

@@ -23,7 +23,7 @@ function page(from: number, count: number): ReclusterPage {
   const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
   const itemIds: string[] = [];
   const clusterIds: string[] = [];
-  const vectors = new Float64Array(count * DIMENSIONS);
+  const vectors = new Float32Array(count * DIMENSIONS);
   const hasVector = new Uint8Array(count);
   const mentions: EntityRow[][] = [];
   const titles: string[] = [];
@@ -52,7 +52,7 @@ describe('the re-cluster plan', () => {
     const [first, second, third] = pages();
     const reversed = (p: ReclusterPage): ReclusterPage => {
       const order = p.itemIds.map((_, i) => p.itemIds.length - 1 - i);
-      const vectors = new Float64Array(p.vectors.length);
+      const vectors = new Float32Array(p.vectors.length);
       order.forEach((from, to) => vectors.set(p.vectors.subarray(from * p.dimensions, (from + 1) * p.dimensions), to * p.dimensions));
       const pick = <T,>(xs: readonly T[]): T[] => order.map((i) => xs[i]!);
       return { ...p, itemIds: pick(p.itemIds), clusterIds: pick(p.clusterIds), vectors, hasVector: Uint8Array.from(order.map((i) => p.hasVector[i]!)), mentions: pick(p.mentions), titles: pick(p.titles) };

@@ -77,7 +77,7 @@ async function resolveSource(deps: FindSimilarDeps, workspaceId: string, request
   if (id) {
     const row = (await loadItems(deps.db, workspaceId, [id])).get(id)!;
     const stored = (await deps.vectors.getVectors(workspaceId, [id])).get(id);
-    const vector = stored ?? (await deps.embedder.embed([`${row.title ?? ''}\n${row.content}`], { signal: deps.signal }))[0]!;
+    const vector = stored ? Array.from(stored) : (await deps.embedder.embed([`${row.title ?? ''}\n${row.content}`], { signal: deps.signal }))[0]!;
     const entities = (await entityKeysOf(deps.db, [id])).get(id) ?? new Set<string>();
     const clusterId = (await clusterIdsOf(deps.db, [id])).get(id) ?? null;
     return { id, title: row.title ?? '', type: row.type, source: row.source, vector, entities, clusterId, found: Boolean(stored), generated: !stored };

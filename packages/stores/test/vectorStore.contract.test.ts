@@ -174,9 +174,9 @@ describe('pgvector on PGlite: the in-memory index answers as SQL does, and follo
   });
 
   it("reads items' vectors from the mirror as the SQL store's, as unit vectors, and reads SQL for what the mirror does not hold", async () => {
-    const unit = (v: readonly number[]) => {
+    const unit = (v: Float32Array) => {
       const n = Math.hypot(...v);
-      return v.map((x) => x / n);
+      return Array.from(v, (x) => x / n);
     };
     const ids = ['obs_1', 'obs_7', 'obs_11', 'obs_21', 'obs_5', 'obs_nope'];
     const fromMemory = await memory.getVectors('ws_main', ids);
@@ -187,7 +187,7 @@ describe('pgvector on PGlite: the in-memory index answers as SQL does, and follo
     for (const [id, v] of fromSql) unit(v).forEach((x, d) => expect(fromMemory.get(id)![d]).toBeCloseTo(x, 6));
     // A zero vector is no row of the mirror (it never matches a search): SQL still has it.
     await memory.upsert([{ ...record(401), vector: Array.from({ length: D }, () => 0) }]);
-    expect((await memory.getVectors('ws_main', ['obs_401', 'obs_1'])).get('obs_401')).toEqual(Array.from({ length: D }, () => 0));
+    expect((await memory.getVectors('ws_main', ['obs_401', 'obs_1'])).get('obs_401')).toEqual(new Float32Array(D));
   });
 });
 

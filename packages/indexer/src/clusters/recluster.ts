@@ -134,7 +134,7 @@ async function readPage(db: Db, vectors: VectorStore, workspaceId: string, itemI
   const mentions = await loadTopicalMentions(db, workspaceId, embedded);
   const texts = await loadItemTexts(db, embedded);
   const dimensions = found.values().next().value?.length ?? 0;
-  const packed = new Float64Array(itemIds.length * dimensions);
+  const packed = new Float32Array(itemIds.length * dimensions);
   const hasVector = new Uint8Array(itemIds.length);
   const pageMentions: EntityRow[][] = [];
   const titles: string[] = [];

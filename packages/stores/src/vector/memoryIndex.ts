@@ -308,13 +308,13 @@ export function createMemoryIndex() {
      * The stored vectors of chunks with these ids (chunk 0 of an item has the item's id) in the workspace,
      * as unit vectors: a chunk it holds no row for (none stored, or a zero vector) is absent.
      */
-    vectorsOf(workspaceId: string, ids: readonly string[]): Map<string, number[]> {
-      const out = new Map<string, number[]>();
+    vectorsOf(workspaceId: string, ids: readonly string[]): Map<string, Float32Array> {
+      const out = new Map<string, Float32Array>();
       const matrix = workspaces.get(workspaceId);
       if (!matrix) return out;
       for (const id of ids) {
         const entry = position.get(id);
-        if (entry?.workspaceId === workspaceId) out.set(id, Array.from(matrix.data.subarray(entry.row * matrix.dims, (entry.row + 1) * matrix.dims)));
+        if (entry?.workspaceId === workspaceId) out.set(id, matrix.data.slice(entry.row * matrix.dims, (entry.row + 1) * matrix.dims));
       }
       return out;
     },

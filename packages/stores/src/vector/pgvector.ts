@@ -235,14 +235,14 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
       // From the mirror where it holds them (as unit vectors, which is how every reader uses them): a
       // re-cluster reads every item's vector, and at 100k items reading them as text from the embedded
       // database (~5 KB of decimals a vector, parsed twice) was most of its time and of its garbage.
-      const found = ready ? ready.vectorsOf(workspaceId, itemIds) : new Map<string, number[]>();
+      const found = ready ? ready.vectorsOf(workspaceId, itemIds) : new Map<string, Float32Array>();
       const rest = found.size === 0 ? itemIds : itemIds.filter((id) => !found.has(id));
       if (rest.length === 0) return found;
       const res = await db.query<{ item_id: string; embedding: string }>(
         `SELECT item_id, embedding::text AS embedding FROM ${requireTable()} WHERE workspace_id = $1 AND id = ANY($2::text[])`,
         [workspaceId, rest],
       );
-      for (const r of res.rows) found.set(r.item_id, JSON.parse(r.embedding) as number[]);
+      for (const r of res.rows) found.set(r.item_id, Float32Array.from(JSON.parse(r.embedding) as number[]));
       return found;
     },
     async count(workspaceId) {

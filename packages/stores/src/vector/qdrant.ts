@@ -118,7 +118,7 @@ export async function createQdrantVectorStore(url: string, options: { apiKey?: s
     async getVectors(_workspaceId, itemIds) {
       if (itemIds.length === 0) return new Map();
       const points = await client.retrieve(requireName(), { ids: itemIds.map(pointId), with_vector: true, with_payload: ['item_id'] });
-      return new Map(points.map((p) => [String((p.payload as { item_id: string }).item_id), p.vector as number[]]));
+      return new Map(points.map((p) => [String((p.payload as { item_id: string }).item_id), Float32Array.from(p.vector as number[])]));
     },
     async count(workspaceId) {
       const res = await client.count(requireName(), { exact: true, filter: { must: [{ key: 'workspace_id', match: { value: workspaceId } }, { key: 'chunk0', match: { value: true } }] } });

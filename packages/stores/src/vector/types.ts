@@ -52,8 +52,12 @@ export interface VectorStore {
   /** Removes every chunk of these items. */
   deleteItems(workspaceId: string, itemIds: string[]): Promise<void>;
   search(vector: number[], filter: VectorFilter, k: number): Promise<VectorHit[]>;
-  /** Chunk-0 vector of each item, for find-similar and clustering. */
-  getVectors(workspaceId: string, itemIds: string[]): Promise<Map<string, number[]>>;
+  /**
+   * Chunk-0 vector of each item, for find-similar and clustering, as the store keeps it (32-bit floats): a
+   * re-cluster reads every item's, and a typed array is one buffer where a number[] is a heap object of 512
+   * boxed-free doubles the garbage collector copies and scans.
+   */
+  getVectors(workspaceId: string, itemIds: string[]): Promise<Map<string, Float32Array>>;
   count(workspaceId: string): Promise<number>;
   healthy(): Promise<boolean>;
   /** Waits for an in-memory mirror of the store to load; false when searches use the store itself. Omitted by stores with no mirror. */
