@@ -10,7 +10,6 @@ import { jobCatalog } from '@engram/queue';
 import { createWorkspace, getAreaModelVersion, getStagedEvent, stageEvents } from '@engram/stores';
 import { createLogger, createRuntime, loadConfig, startJobs, type Jobs, type Runtime } from '../src/index.js';
 import { indexEventHandler } from '../src/jobs/indexEvent.js';
-import { BurstGrowth } from '../src/jobs/recluster.js';
 
 const change = (n: number, file: string): SourceEvent =>
   SourceEvent.parse({
@@ -72,50 +71,6 @@ describe('background jobs keep the area model current', () => {
       await runtime.queue.enqueueMany('index.event', ids.map((eventId) => ({ payload: { workspaceId: ws, eventId }, jobId: eventId })));
       await runtime.queue.idle();
       expect(await getAreaModelVersion(runtime.db, ws)).toMatchObject({ changes: total });
-    }
-  }, 60_000);
-});
-
-describe('re-clusters during a burst of indexing', () => {
-  it('waits until the burst has grown the workspace by a tenth of what its last re-cluster saw, and by the minimum', async () => {
-    const counted: string[] = [];
-    const growth = new BurstGrowth({ share: 0.1, minItems: 5 }, async (ws) => (counted.push(ws), 1_000));
-    const due = async (ws: string, n: number) => {
-      const answers: boolean[] = [];
-      for (let i = 0; i < n; i++) answers.push(await growth.indexed(ws));
-      return answers;
-    };
-    // 1,000 items: the 100th new one calls for a re-cluster.
-    const first = await due('ws_a', 100);
-    expect(first.indexOf(true)).toBe(99);
-    // After a re-cluster of 20 items, the minimum (5) holds, not a tenth (2).
-    growth.reclustered('ws_a', 20);
-    expect((await due('ws_a', 5)).indexOf(true)).toBe(4);
-    // The count is asked once per workspace, even for indexings that arrive together.
-    await Promise.all([growth.indexed('ws_b'), growth.indexed('ws_b'), growth.indexed('ws_b')]);
-    expect(counted).toEqual(['ws_a', 'ws_b']);
-  });
-
-  it('asks for none in a small import into a workspace (the re-cluster once it goes quiet still runs)', async () => {
-    const t = await testRuntime('engram-jobs-burst-');
-    try {
-      const { runtime } = t;
-      const requested: string[] = [];
-      const enqueue = runtime.queue.enqueue.bind(runtime.queue);
-      runtime.queue.enqueue = async (name, payload, options) => {
-        if (name === 'cluster.recluster') requested.push(options?.jobId ?? '');
-        return enqueue(name, payload, options);
-      };
-      await t.startJobs();
-      const ws = (await createWorkspace(runtime.db, 'burst')).id;
-      const { ids } = await stageEvents(runtime.db, { workspaceId: ws, events: [1, 2, 3, 4].map((n) => change(n, 'src/a.js')) });
-      await runtime.queue.enqueueMany('index.event', ids.map((eventId) => ({ payload: { workspaceId: ws, eventId }, jobId: eventId })));
-      await runtime.queue.idle();
-      expect(requested.length).toBeGreaterThan(0);
-      expect(requested.every((id) => id.startsWith(`recluster:${ws}:after:`) || id.startsWith(`recluster:${ws}:quiet:`))).toBe(true);
-      expect(await getAreaModelVersion(runtime.db, ws)).toMatchObject({ changes: 4 });
-    } finally {
-      await t.close();
     }
   }, 60_000);
 });

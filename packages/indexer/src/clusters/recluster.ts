@@ -41,8 +41,6 @@ export interface ReclusterResult {
   clusters: number;
   merged: number;
   split: number;
-  /** Members the re-cluster read: the workspace's clustered items. */
-  items: number;
 }
 
 export const DEFAULT_PARTITION: PartitionOptions = { mergeThreshold: 0.8, minSplitSize: 8, splitCoherence: 0.7, splitGain: 0.05 };
@@ -123,7 +121,7 @@ export async function recluster(database: Db, vectors: VectorStore, workspaceId:
   }
   const count = await write(db, yieldingDb(database), options.signal, workspaceId, plan, ids, itemIds);
   invalidateCentroids(database, workspaceId);
-  return { clusters: count, merged: plan.merged, split: plan.split, items: itemIds.length };
+  return { clusters: count, merged: plan.merged, split: plan.split };
 }
 
 /** One page of members with their vectors, topical entities and titles. */

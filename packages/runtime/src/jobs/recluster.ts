@@ -1,6 +1,6 @@
 import { rebuildAreaModel, recluster } from '@engram/indexer';
 import type { JobHandlers } from '@engram/queue';
-import { countWorkspaceItems, getAreaModelVersion, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
+import { getAreaModelVersion, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
 import { isIndexing, pacer } from './pace.js';
 
@@ -22,52 +22,13 @@ export async function rebuildWhenQuiet(runtime: Runtime, workspaceId: string): P
 const burstReclusters = pacer(600_000, 10);
 
 /**
- * Whether a burst has grown a workspace enough to re-cluster it before the burst ends: by a tenth of the
- * items its last re-cluster saw, and by at least `minItems`. A re-cluster reads every item of the
- * workspace, so one in the middle of a small import into a large workspace costs as much as re-clustering
- * after it, for items the re-cluster once the import goes quiet (`rebuildWhenQuiet`) places anyway: on
- * 100k items, 158 s of the database's and a core's time during an import of 2,000. A backfill from
- * empty still re-clusters as it grows (at 500 items, then every tenth more, paced by `pacer`).
- */
-export class BurstGrowth {
-  private readonly workspaces = new Map<string, { indexed: number; base: Promise<number> }>();
-  constructor(
-    private readonly options: { share: number; minItems: number },
-    /** The workspace's item count, asked once a process for a workspace no re-cluster here has seen yet. */
-    private readonly countItems: (workspaceId: string) => Promise<number>,
-  ) {}
-
-  /** Counts one newly indexed item; true once the growth since the last re-cluster calls for one. */
-  async indexed(workspaceId: string): Promise<boolean> {
-    let entry = this.workspaces.get(workspaceId);
-    if (!entry) this.workspaces.set(workspaceId, (entry = { indexed: 0, base: this.countItems(workspaceId).catch(() => 0) }));
-    entry.indexed++;
-    const base = await entry.base;
-    return entry.indexed >= Math.max(this.options.minItems, this.options.share * base);
-  }
-
-  /** A re-cluster of the workspace ran over `items` items: growth counts from here. */
-  reclustered(workspaceId: string, items: number): void {
-    this.workspaces.set(workspaceId, { indexed: 0, base: Promise.resolve(items) });
-  }
-}
-
-const burstGrowth = new WeakMap<Runtime, BurstGrowth>();
-const growthOf = (runtime: Runtime): BurstGrowth => {
-  let growth = burstGrowth.get(runtime);
-  if (!growth) burstGrowth.set(runtime, (growth = new BurstGrowth({ share: 0.1, minItems: 500 }, (ws) => countWorkspaceItems(runtime.db, ws))));
-  return growth;
-};
-
-/**
- * Asks for a re-cluster during a burst of indexing, once it has grown the workspace enough (`BurstGrowth`):
- * merges reunite what concurrent assignment split. Requests share a job per window of at least ten
- * minutes, and of ten times the last re-cluster's duration: at 100k items a re-cluster takes minutes of
- * the database's time, and one every ten minutes of an hour-long import took a third of it. The
- * re-cluster once the burst is over (`rebuildWhenQuiet`) is neither gated nor paced.
+ * Asks for a re-cluster during a burst of indexing: merges reunite what concurrent assignment split.
+ * Requests share a job per window of at least ten minutes, and of ten times the last re-cluster's
+ * duration: at 100k items a re-cluster takes minutes of the database's time, and one every ten minutes
+ * of an hour-long import took a third of it. The re-cluster once the burst is over (`rebuildWhenQuiet`)
+ * is not paced.
  */
 export async function requestBurstRecluster(runtime: Runtime, workspaceId: string): Promise<void> {
-  if (!(await growthOf(runtime).indexed(workspaceId))) return;
   const window = burstReclusters.window(workspaceId);
   await runtime.queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${window.id}`, delayMs: 5_000 });
 }
@@ -93,7 +54,6 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
       const began = performance.now();
       let started = began;
       const res = await recluster(db, vectors, workspaceId, { signal });
-      growthOf(runtime).reclustered(workspaceId, res.items);
       logger.info({ workspaceId, ...res, ms: Math.round(performance.now() - started) }, 'recluster done');
       // The area model follows the same bursts: new changes bring new files and titles.
       started = performance.now();
