@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { rebuildAreaModel, recluster } from '@engram/indexer';
 import type { JobHandlers } from '@engram/queue';
 import { getAreaModelVersion, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
@@ -62,14 +63,11 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
       burstReclusters.ran(workspaceId, performance.now() - began);
       // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow,
       // and the space of the rows this job replaced is made reusable (PGlite has no autovacuum).
-      await refreshPlannerStatsByTable(
-        db,
-        async () => {
-          await new Promise((resolve) => setImmediate(resolve));
-          signal.throwIfAborted();
-        },
-        RECLUSTER_REWRITTEN_TABLES,
-      );
+      const between = async () => {
+        await nextTurn();
+        signal.throwIfAborted();
+      };
+      await refreshPlannerStatsByTable(db, between, RECLUSTER_REWRITTEN_TABLES);
     },
   };
 }

@@ -54,8 +54,8 @@ export interface VectorStore {
   search(vector: number[], filter: VectorFilter, k: number): Promise<VectorHit[]>;
   /**
    * Chunk-0 vector of each item, for find-similar and clustering, as the store keeps it (32-bit floats): a
-   * re-cluster reads every item's, and a typed array is one buffer where a number[] is a heap object of 512
-   * boxed-free doubles the garbage collector copies and scans.
+   * re-cluster reads every item's, and a typed array's values live in one buffer outside the heap, where a
+   * number[] is a heap object the garbage collector copies and scans.
    */
   getVectors(workspaceId: string, itemIds: string[]): Promise<Map<string, Float32Array>>;
   count(workspaceId: string): Promise<number>;
