@@ -3,7 +3,15 @@ export interface PathResult {
   scores: Map<string, number>;
   ms: number;
   /** Per-candidate raw signals the reranker reads as features (BM25 per field, cosine ...). */
-  signals?: Map<string, Record<string, number>>;
+  signals?: PathSignals;
+}
+
+/**
+ * A path's signals by candidate id. A `Map` is one; the lexical path keeps its own in a typed table and
+ * makes a candidate's record only when asked (`LexicalSignals`). A record got is the caller's to keep.
+ */
+export interface PathSignals {
+  get(id: string): Readonly<Record<string, number>> | undefined;
 }
 
 export const emptyPath = (ms = 0): PathResult => ({ scores: new Map(), ms });
