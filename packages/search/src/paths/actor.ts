@@ -1,6 +1,6 @@
 import { actorDirectory, itemsOfActors, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
-import { cachedRead, derive, type SharedSnapshots } from './atRest.js';
+import { AGGREGATE_STALENESS_FACTOR, cachedRead, DEFAULT_SNAPSHOT_STALENESS_MS, derive, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
 const ROLE_WEIGHT: Record<string, number> = { author: 1, assignee: 0.8, reviewer: 0.6, creator: 0.6, committer: 0.4, merger: 0.3, commenter: 0.3 };
@@ -57,7 +57,7 @@ async function firstPassing<T extends ActorItem>(rows: readonly T[], limit: numb
  * search, and during ingestion a search does not reload them. On a Postgres server, where other
  * processes write, they are read again after a minute.
  */
-export function createActorDirectoryCache(db: Db, shared: SharedSnapshots, maxStaleMs?: number) {
+export function createActorDirectoryCache(db: Db, shared: SharedSnapshots, maxStaleMs = DEFAULT_SNAPSHOT_STALENESS_MS) {
   const itemsByActor = derive(shared.actorItems, (actors) => {
     const byActor = new Map<string, ActorItem[]>();
     for (const { actorId, ids, roles, occurredAt } of actors) {
@@ -88,7 +88,7 @@ export function createActorDirectoryCache(db: Db, shared: SharedSnapshots, maxSt
       for (const { actorId, domains: list } of domains) for (const d of new Set(list.map((x) => x.toLowerCase()))) experts.set(d, [...(experts.get(d) ?? []), actorId]);
       return { named, experts, items };
     });
-  return cachedRead(db, readDirectory, { maxStaleMs, tables: ['actors', 'actor_identities'], serverTtlMs: 60_000 });
+  return cachedRead(db, readDirectory, { maxStaleMs: AGGREGATE_STALENESS_FACTOR * maxStaleMs, tables: ['actors', 'actor_identities'], serverTtlMs: 60_000 });
 }
 export type ActorDirectoryCache = ReturnType<typeof createActorDirectoryCache>;
 

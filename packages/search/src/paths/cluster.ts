@@ -1,6 +1,6 @@
 import { clusterCentroidsById, clusterCentroidVersions, clusterMembers, narrowsItems, sharedFloats, topInnerProductsOffThread, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
-import { cachedRead, derive, type SharedSnapshots } from './atRest.js';
+import { AGGREGATE_STALENESS_FACTOR, cachedRead, DEFAULT_SNAPSHOT_STALENESS_MS, derive, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
 export interface Centroid {
@@ -113,8 +113,12 @@ interface Member {
  * server); and every cluster's members from a near-real-time snapshot, so a search reads no members from
  * the database.
  */
-export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs?: number) {
-  const centroids = cachedRead(db, async (workspaceId) => new UnitCentroids(await loadCentroids(workspaceId)), { maxStaleMs, tables: ['clusters'], serverTtlMs: TTL_MS });
+export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs = DEFAULT_SNAPSHOT_STALENESS_MS) {
+  const centroids = cachedRead(db, async (workspaceId) => new UnitCentroids(await loadCentroids(workspaceId)), {
+    maxStaleMs: AGGREGATE_STALENESS_FACTOR * maxStaleMs,
+    tables: ['clusters'],
+    serverTtlMs: TTL_MS,
+  });
   /**
    * The last centroids read per workspace, by cluster id with their versions: a reload reads every
    * cluster's version and size, then the centroids of only those whose version moved. While items are
