@@ -126,7 +126,7 @@ export interface Snapshot<T> {
  * its members' mean and a person's expertise a summary of their history, so a batch of new items moves
  * them by a sliver; and they hide no item, which the other paths find. At the context's bound a search
  * past it waited for their reload behind an import's writes: at 100k items under 16 clients, 17 centroid
- * and 7 directory reloads in two minutes, 0.2-1 s each, with every search behind it in the gate.
+ * and 9 directory waits in two minutes, 0.2-1 s each, with every search behind it in the gate.
  */
 export const AGGREGATE_STALENESS_FACTOR = 10;
 

@@ -128,11 +128,8 @@ export async function lexicalPath(
       scores.set(id, Math.min(1, score / ideal));
       rowOf.set(id, r);
       const row = r * SIGNAL_COUNT;
-      fieldSignals(table, row, lists, at, top.length, r, idfOf, k1, normOf(doc));
+      fieldSignals(table, row, lists, at, top.length, r, idfOf, { k1, norm: normOf(doc), idfSum, terms: present.length });
       table[row + S.bm25] = score;
-      table[row + S.titleCoverage] = table[row + S.titleTerms]! / present.length;
-      table[row + S.idfCovered] = table[row + S.idfCovered]! / idfSum;
-      table[row + S.titleIdfCovered] = table[row + S.titleIdfCovered]! / idfSum;
       table[row + S.proximity] = proximity(pairs, lists, at, top.length, r);
     }
     return { scores, signals: new LexicalSignals(rowOf, table), ms: performance.now() - started };
@@ -277,20 +274,42 @@ export class LexicalSignals implements PathSignals {
     private readonly table: Float64Array,
   ) {}
 
-  get(id: string): Record<string, number> | undefined {
+  get(id: string): Record<(typeof SIGNAL_NAMES)[number], number> | undefined {
     const r = this.rowOf.get(id);
     if (r === undefined) return undefined;
-    const out: Record<string, number> = {};
-    for (let i = 0; i < SIGNAL_COUNT; i++) out[SIGNAL_NAMES[i]!] = this.table[r * SIGNAL_COUNT + i]!;
-    return out;
+    const t = this.table;
+    const o = r * SIGNAL_COUNT;
+    // One literal, keys in SIGNAL_NAMES' order: fusion asks for every pooled result's record.
+    return {
+      bm25Title: t[o]!,
+      bm25Body: t[o + 1]!,
+      bm25Paths: t[o + 2]!,
+      matchedTerms: t[o + 3]!,
+      titleTerms: t[o + 4]!,
+      idfCovered: t[o + 5]!,
+      titleIdfCovered: t[o + 6]!,
+      bm25: t[o + 7]!,
+      titleCoverage: t[o + 8]!,
+      proximity: t[o + 9]!,
+    };
   }
 }
 
 /**
- * Kept document `r` (of `n`)'s per-field BM25 parts and term coverage, from its postings (`postingsOf`),
- * list by list, into its row of `table`, which starts at `row`.
+ * Kept document `r` (of `n`)'s per-field BM25 parts and term coverage (as shares of the query's idf sum and
+ * of its `terms` held by the workspace), from its postings (`postingsOf`), list by list, into its row of
+ * `table`, which starts at `row`.
  */
-function fieldSignals(table: Float64Array, row: number, lists: readonly PostingList[], at: Int32Array, n: number, r: number, idfOf: Float64Array, k1: number, norm: number): void {
+function fieldSignals(
+  table: Float64Array,
+  row: number,
+  lists: readonly PostingList[],
+  at: Int32Array,
+  n: number,
+  r: number,
+  idfOf: Float64Array,
+  { k1, norm, idfSum, terms }: { k1: number; norm: number; idfSum: number; terms: number },
+): void {
   let bm25Title = 0;
   let bm25Body = 0;
   let bm25Paths = 0;
@@ -319,8 +338,9 @@ function fieldSignals(table: Float64Array, row: number, lists: readonly PostingL
   table[row + S.bm25Paths] = bm25Paths;
   table[row + S.matchedTerms] = matchedTerms;
   table[row + S.titleTerms] = titleTerms;
-  table[row + S.idfCovered] = idfCovered;
-  table[row + S.titleIdfCovered] = titleIdfCovered;
+  table[row + S.idfCovered] = idfCovered / idfSum;
+  table[row + S.titleIdfCovered] = titleIdfCovered / idfSum;
+  table[row + S.titleCoverage] = titleTerms / terms;
 }
 
 /**
