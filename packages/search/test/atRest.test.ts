@@ -69,6 +69,32 @@ describe('snapshotAtRest', () => {
     expect(await snap.get('ws')).toBe('v2');
   });
 
+  it('when a load takes longer than a sixth of the bound, serves the snapshot for six loads\' time instead of reading per query', async () => {
+    const f = fixture();
+    // Each load takes 500 ms of the clock the bound reads (a large workspace during an import).
+    const slowLoad = async () => {
+      vi.advanceTimersByTime(500);
+      return f.load();
+    };
+    const snap = snapshotAtRest(f.db, slowLoad, { maxStaleMs: 1_000, tables: ['t'] });
+    snap.get('ws');
+    await settle();
+    f.write('v1');
+    vi.advanceTimersByTime(1_500); // 2 s since the load began: past the 1 s bound, within 6 x 500 ms
+    expect(await snap.get('ws')).toBe('v0');
+    expect(f.loads()).toBe(1); // the next reload waits four loads' time (2 s) after the last ended
+    vi.advanceTimersByTime(1_100); // 3.1 s: past six loads' time, and a reload has begun
+    expect(snap.get('ws')).toBeNull();
+    await settle();
+    expect(await snap.get('ws')).toBe('v1');
+
+    const exact = snapshotAtRest(f.db, slowLoad, { maxStaleMs: 0, tables: ['t'] });
+    exact.get('ws');
+    await settle();
+    f.write('v2');
+    expect(exact.get('ws')).toBeNull(); // a bound of 0 stays exact however slow the loads
+  });
+
   it('stays fresh through writes to tables it is not read from', async () => {
     const f = fixture();
     const snap = snapshotAtRest(f.db, f.load, { maxStaleMs: 0, tables: ['t'] });

@@ -11,11 +11,14 @@ export const DEFAULT_SNAPSHOT_STALENESS_MS = 1_000;
  *
  * Near-real-time, as a search engine's refresh interval is: a snapshot no write has followed is served
  * as is; one that writes have followed is still served while it is at most `maxStaleMs` old (its load
- * began no longer ago than that), and a reload starts in the background; past that bound `get` answers
+ * began no longer ago than that), or six times as long as a load takes when that is more (a paced reload
+ * cannot keep a slow load's snapshot fresher: `PACED_RELOAD_SPAN`; `maxStaleMs` 0 stays exact), and a
+ * reload starts in the background; past that bound `get` answers
  * null (the path reads per query, exact) until the reload lands (`cachedRead`, whose per-query read is
  * the whole load, waits for a shared load instead). So a search during an import, an
  * expertise pass or a re-cluster never waits for a whole snapshot to load, nor reads per query while a
- * recent snapshot exists; and what it serves misses at most the last `maxStaleMs` of writes.
+ * recent snapshot exists; and what it serves misses at most the last `maxStaleMs` of writes (six loads'
+ * time, where that is more).
  *
  * Reloads are background work (an API request's statements go first) and paced: the next one begins no
  * sooner than half the bound, nor than four times the last one's duration, after it ended, so under a
@@ -31,6 +34,19 @@ export function snapshotAtRest<T>(
   return { get: (workspaceId) => snapshot.get(workspaceId, false) };
 }
 
+/** A background reload begins no sooner than this many times the last load's duration after it ended. */
+const RELOAD_PACE = 4;
+
+/**
+ * How stale, in loads' time, a snapshot may be served while writes go on, when loads are slow enough that
+ * the staleness bound cannot be kept: a paced reload lands at most 1 + RELOAD_PACE + 1 loads' time after
+ * the snapshot it replaces began loading. Past the bound a path reads per query, and at 100k items during
+ * an import a load took up to 1.4 s, so every search read people's items, cluster members and both
+ * context cards per query: 19 of the database thread's 45 busy seconds in 70 s of an import under 16
+ * clients, with the import's writes queued behind them.
+ */
+const PACED_RELOAD_SPAN = 2 + RELOAD_PACE;
+
 /**
  * `snapshotAtRest`'s engine. With `wait`, past the staleness bound a caller is answered with a load that
  * began within the bound (the one in flight, or one begun for it) instead of null: for a read whose
@@ -44,6 +60,10 @@ function followedSnapshot<T>(db: Db, load: (workspaceId: string) => Promise<T>, 
   const loaded = new Map<string, Loaded>();
   const loading = new Map<string, Loading>();
   const nextLoadAt = new Map<string, number>();
+  /** How long a load takes: the last one's time, or half the previous figure when that is more (a slow load is remembered a while). */
+  const loadMs = new Map<string, number>();
+  /** How old a snapshot may be when served: the bound, or what a paced reload can keep up with (see `PACED_RELOAD_SPAN`). */
+  const staleBound = (workspaceId: string): number => (maxStaleMs === 0 ? 0 : Math.max(maxStaleMs, PACED_RELOAD_SPAN * (loadMs.get(workspaceId) ?? 0)));
 
   /** The load in flight, or a new one (not before the pacing allows, unless `waitedFor`); one at a time. */
   const reload = (workspaceId: string, waitedFor: boolean): Loading | undefined => {
@@ -60,7 +80,9 @@ function followedSnapshot<T>(db: Db, load: (workspaceId: string) => Promise<T>, 
     // Settled in the first handler on `value`, so a caller that chains on it finds this load done.
     const settle = (): void => {
       const endedAt = performance.now();
-      nextLoadAt.set(workspaceId, endedAt + Math.max(maxStaleMs / 2, 4 * (endedAt - startedAt)));
+      const took = endedAt - startedAt;
+      loadMs.set(workspaceId, Math.max(took, (loadMs.get(workspaceId) ?? 0) / 2));
+      nextLoadAt.set(workspaceId, endedAt + Math.max(maxStaleMs / 2, RELOAD_PACE * took));
       if (loading.get(workspaceId) === entry) loading.delete(workspaceId);
     };
     value.then(
@@ -81,9 +103,10 @@ function followedSnapshot<T>(db: Db, load: (workspaceId: string) => Promise<T>, 
       if (hit && hit.writes === writeCount()) return Promise.resolve(hit.value);
       const pending = reload(workspaceId, false);
       const now = performance.now();
-      if (hit && now - hit.startedAt < maxStaleMs) return Promise.resolve(hit.value);
+      const bound = staleBound(workspaceId);
+      if (hit && now - hit.startedAt < bound) return Promise.resolve(hit.value);
       if (!wait) return null;
-      if (pending && now - pending.startedAt < maxStaleMs) return pending.value;
+      if (pending && now - pending.startedAt < bound) return pending.value;
       // The load in flight began too long ago: after it, one more, shared by every caller waiting meanwhile.
       if (pending) return pending.value.catch(() => undefined).then(() => reload(workspaceId, true)!.value);
       return reload(workspaceId, true)!.value;
