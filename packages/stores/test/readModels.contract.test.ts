@@ -8,6 +8,7 @@ import {
   actorsOf,
   addActorIdentities,
   clusterIdsOf,
+  clusterMembership,
   clustersOf,
   clusterSummary,
   contentRows,
@@ -113,6 +114,27 @@ describe.each(databaseBackends())('read models on $name', ({ url }) => {
     expect(Object.fromEntries(clusters)).toEqual({ [ids[0]!]: `clu_${ws}`, [ids[1]!]: `clu_${ws}` });
     expect(await clusterSummary(db, `clu_${ws}`)).toEqual({ topic: 'parsing', memberCount: 2 });
     expect(await clusterSummary(db, 'clu_missing')).toBeNull();
+  });
+
+  it('reads every cluster member of the workspace, cluster by cluster, whatever the page size', async () => {
+    await db.transaction(async (tx) => {
+      await tx.query("INSERT INTO clusters (id, workspace_id, topic, member_count) VALUES ($1, $2, 'docs', 1)", [`clu_${ws}_b`, ws]);
+      await tx.query('INSERT INTO cluster_members (item_id, cluster_id, workspace_id, similarity) VALUES ($1, $2, $3, 0.5)', [ids[2], `clu_${ws}_b`, ws]);
+    });
+    try {
+      const sorted = (rows: Awaited<ReturnType<typeof clusterMembership>>) =>
+        rows.map((r) => ({ ...r, members: r.ids.map((id, i) => [id, Math.round(r.similarities[i]! * 10) / 10]).sort() })).map(({ clusterId, members }) => ({ clusterId, members })).sort((a, b) => (a.clusterId < b.clusterId ? -1 : 1));
+      const whole = sorted(await clusterMembership(db, ws));
+      expect(whole).toEqual([
+        { clusterId: `clu_${ws}`, members: [[ids[0], 0.9], [ids[1], 0.8]] },
+        { clusterId: `clu_${ws}_b`, members: [[ids[2], 0.5]] },
+      ]);
+      // A page per cluster: two statements, the same members.
+      expect(sorted(await clusterMembership(db, ws, 1))).toEqual(whole);
+      expect(await clusterMembership(db, other)).toEqual([]);
+    } finally {
+      await db.query('DELETE FROM clusters WHERE id = $1', [`clu_${ws}_b`]);
+    }
   });
 
   it('splits links into the same change (commit_pr) and related items, from either end', async () => {
