@@ -58,21 +58,29 @@ async function firstPassing<T extends ActorItem>(rows: readonly T[], limit: numb
  * processes write, they are read again after a minute.
  */
 export function createActorDirectoryCache(db: Db, shared: SharedSnapshots, maxStaleMs = DEFAULT_SNAPSHOT_STALENESS_MS) {
+  // A person's rows are built when a search first asks for them in this snapshot: a search names a few
+  // people, and building everyone's (155k rows at 100k items) held the event loop for up to 0.4 s after
+  // each reload during an import.
   const itemsByActor = derive(shared.actorItems, (actors) => {
-    const byActor = new Map<string, ActorItem[]>();
-    for (const { actorId, ids, roles, occurredAt } of actors) {
-      // Read newest first; the sort (a merge of one run) only settles ties within a millisecond as the per-query read does.
-      const rows = ids.map((id, i) => ({ id, actor_id: actorId, role: roles[i]!, occurredAt: occurredAt[i]! }));
-      byActor.set(actorId, rows.sort(newestFirst));
-    }
-    return byActor;
+    const runs = new Map(actors.map((a) => [a.actorId, a]));
+    const built = new Map<string, ActorItem[]>();
+    return (actorId: string): ActorItem[] => {
+      let rows = built.get(actorId);
+      if (!rows) {
+        const run = runs.get(actorId);
+        // Read newest first; the sort (a merge of one run) only settles ties within a millisecond as the per-query read does.
+        rows = run ? run.ids.map((id, i) => ({ id, actor_id: actorId, role: run.roles[i]!, occurredAt: run.occurredAt[i]! })).sort(newestFirst) : [];
+        built.set(actorId, rows);
+      }
+      return rows;
+    };
   });
   const items: Directory['items'] = async (read, filter, actorIds, limit) => {
     const snapshot = itemsByActor.get(filter.workspaceId);
     if (!snapshot) return itemsOfActors(db, filter, actorIds, limit);
-    const byActor = await snapshot;
+    const rowsOf = await snapshot;
     const n = Math.floor(limit);
-    const lists = [...new Set(actorIds)].map((id) => byActor.get(id) ?? []);
+    const lists = [...new Set(actorIds)].map(rowsOf);
     // Each list is newest first, so the newest `n` of their union are among the first `n` of each: at
     // 100k items a prolific author has thousands of rows, and sorting every row of five such people cost
     // more than the rest of the path.

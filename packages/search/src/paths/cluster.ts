@@ -145,17 +145,27 @@ export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs 
     known.set(workspaceId, next);
     return [...next.values()].map((e) => e.centroid);
   };
+  // A cluster's members are built when a search first reaches it in this snapshot (a search reads three
+  // clusters; every member of every cluster is 100k objects at 100k items, built after each reload).
   const membership = derive(shared.clusterMembership, (clusters) => {
-    const byCluster = new Map<string, Member[]>();
-    for (const { clusterId, ids, similarities } of clusters) byCluster.set(clusterId, ids.map((id, i) => ({ id, clusterId, similarity: similarities[i]! })));
-    return byCluster;
+    const runs = new Map(clusters.map((c) => [c.clusterId, c]));
+    const built = new Map<string, Member[]>();
+    return (clusterId: string): Member[] => {
+      let members = built.get(clusterId);
+      if (!members) {
+        const run = runs.get(clusterId);
+        members = run ? run.ids.map((id, i) => ({ id, clusterId, similarity: run.similarities[i]! })) : [];
+        built.set(clusterId, members);
+      }
+      return members;
+    };
   });
   /** Members of these clusters that pass the filter: from the snapshot (filtered by the read model) or per query. */
   const members = async (read: SearchReadModel, filter: ItemFilter, clusterIds: readonly string[]): Promise<Member[]> => {
     const snapshot = membership.get(filter.workspaceId);
     if (!snapshot) return clusterMembers(db, filter, clusterIds);
-    const byCluster = await snapshot;
-    const all = clusterIds.flatMap((id) => byCluster.get(id) ?? []);
+    const membersOf = await snapshot;
+    const all = clusterIds.flatMap(membersOf);
     if (!narrowsItems(filter)) return all;
     const passing = await read.poolRows(filter, all.map((m) => m.id));
     return all.filter((m) => passing.has(m.id));
