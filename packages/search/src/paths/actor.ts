@@ -1,6 +1,6 @@
 import { actorDirectory, itemsOfActors, narrowsItems, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
-import { AGGREGATE_STALENESS_FACTOR, cachedRead, DEFAULT_SNAPSHOT_STALENESS_MS, derive, type SharedSnapshots } from './atRest.js';
+import { AGGREGATE_STALENESS_FACTOR, cachedRead, DEFAULT_SNAPSHOT_STALENESS_MS, derive, onFirstUse, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
 const ROLE_WEIGHT: Record<string, number> = { author: 1, assignee: 0.8, reviewer: 0.6, creator: 0.6, committer: 0.4, merger: 0.3, commenter: 0.3 };
@@ -63,17 +63,11 @@ export function createActorDirectoryCache(db: Db, shared: SharedSnapshots, maxSt
   // each reload during an import.
   const itemsByActor = derive(shared.actorItems, (actors) => {
     const runs = new Map(actors.map((a) => [a.actorId, a]));
-    const built = new Map<string, ActorItem[]>();
-    return (actorId: string): ActorItem[] => {
-      let rows = built.get(actorId);
-      if (!rows) {
-        const run = runs.get(actorId);
-        // Read newest first; the sort (a merge of one run) only settles ties within a millisecond as the per-query read does.
-        rows = run ? run.ids.map((id, i) => ({ id, actor_id: actorId, role: run.roles[i]!, occurredAt: run.occurredAt[i]! })).sort(newestFirst) : [];
-        built.set(actorId, rows);
-      }
-      return rows;
-    };
+    return onFirstUse((actorId: string): ActorItem[] => {
+      const run = runs.get(actorId);
+      // Read newest first; the sort (a merge of one run) only settles ties within a millisecond as the per-query read does.
+      return run ? run.ids.map((id, i) => ({ id, actor_id: actorId, role: run.roles[i]!, occurredAt: run.occurredAt[i]! })).sort(newestFirst) : [];
+    });
   });
   const items: Directory['items'] = async (read, filter, actorIds, limit) => {
     const snapshot = itemsByActor.get(filter.workspaceId);

@@ -153,6 +153,19 @@ export interface Snapshot<T> {
  */
 export const AGGREGATE_STALENESS_FACTOR = 10;
 
+/**
+ * `build(key)`, computed once per key when first asked: a view derived from a snapshot of which a search
+ * reads a few keys (a person's rows, a cluster's members), not built whole after every reload.
+ */
+export function onFirstUse<K, V>(build: (key: K) => V): (key: K) => V {
+  const built = new Map<K, V>();
+  return (key) => {
+    let value = built.get(key);
+    if (value === undefined) built.set(key, (value = build(key)));
+    return value;
+  };
+}
+
 /** What `fn` derives from a snapshot, computed once per loaded value. */
 export function derive<T extends object, U>(source: Snapshot<T>, fn: (value: T) => U): Snapshot<U> {
   const derived = new WeakMap<T, U>();

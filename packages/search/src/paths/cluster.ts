@@ -1,6 +1,6 @@
 import { clusterCentroidsById, clusterCentroidVersions, clusterMembers, narrowsItems, sharedFloats, topInnerProductsOffThread, type Db, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
-import { AGGREGATE_STALENESS_FACTOR, cachedRead, DEFAULT_SNAPSHOT_STALENESS_MS, derive, type SharedSnapshots } from './atRest.js';
+import { AGGREGATE_STALENESS_FACTOR, cachedRead, DEFAULT_SNAPSHOT_STALENESS_MS, derive, onFirstUse, type SharedSnapshots } from './atRest.js';
 import { timed, type PathResult } from './types.js';
 
 export interface Centroid {
@@ -149,16 +149,10 @@ export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs 
   // clusters; every member of every cluster is 100k objects at 100k items, built after each reload).
   const membership = derive(shared.clusterMembership, (clusters) => {
     const runs = new Map(clusters.map((c) => [c.clusterId, c]));
-    const built = new Map<string, Member[]>();
-    return (clusterId: string): Member[] => {
-      let members = built.get(clusterId);
-      if (!members) {
-        const run = runs.get(clusterId);
-        members = run ? run.ids.map((id, i) => ({ id, clusterId, similarity: run.similarities[i]! })) : [];
-        built.set(clusterId, members);
-      }
-      return members;
-    };
+    return onFirstUse((clusterId: string): Member[] => {
+      const run = runs.get(clusterId);
+      return run ? run.ids.map((id, i) => ({ id, clusterId, similarity: run.similarities[i]! })) : [];
+    });
   });
   /** Members of these clusters that pass the filter: from the snapshot (filtered by the read model) or per query. */
   const members = async (read: SearchReadModel, filter: ItemFilter, clusterIds: readonly string[]): Promise<Member[]> => {
