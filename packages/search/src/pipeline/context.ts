@@ -58,9 +58,9 @@ export type ContextReader = ReturnType<typeof createContextReader>;
 /**
  * Each item's (actor, role) rows of a people's-items snapshot, as chains through typed arrays from one
  * number per item: a map of 100k arrays of 155k objects, built after each reload during an import at
- * 100k items, held the event loop for 130-270 ms. `each(itemId, fn)` calls `fn` for every row of the item.
+ * 100k items, held the event loop for 130-270 ms. The function returned calls `fn` for every row of an item.
  */
-export function rolesByItem(actors: readonly { actorId: string; ids: readonly string[]; roles: readonly string[] }[]) {
+function rolesByItem(actors: readonly { actorId: string; ids: readonly string[]; roles: readonly string[] }[]) {
   const total = actors.reduce((n, a) => n + a.ids.length, 0);
   const head = new Map<string, number>();
   const next = new Int32Array(total);
