@@ -87,14 +87,15 @@ export async function actorDirectory(db: Queryable, workspaceId: string): Promis
  * search's read waited behind it; in pages of 10,000 the longest took 29 ms at rest (262 ms in all), and an
  * API request's statements run between pages.
  */
-export const SNAPSHOT_PAGE_ROWS = 10_000;
+const MEMBERSHIP_PAGE_ROWS = 10_000;
 
 /**
  * Every cluster member of the workspace, with its similarity to its cluster, cluster by cluster (what a
  * snapshot of the cluster path holds): one row a cluster, not a row a member. Read in pages of clusters
- * holding about `pageRows` members together.
+ * holding about `pageRows` members together, not in one transaction: a re-cluster swapped in between two
+ * pages leaves the clusters of the later pages out, and its writes to `cluster_members` reload the snapshot.
  */
-export async function clusterMembership(db: Queryable, workspaceId: string, pageRows = SNAPSHOT_PAGE_ROWS): Promise<{ clusterId: string; ids: string[]; similarities: number[] }[]> {
+export async function clusterMembership(db: Queryable, workspaceId: string, pageRows = MEMBERSHIP_PAGE_ROWS): Promise<{ clusterId: string; ids: string[]; similarities: number[] }[]> {
   const clusters = await db.query<{ id: string; member_count: number }>('SELECT id, member_count FROM clusters WHERE workspace_id = $1 ORDER BY id', [workspaceId]);
   const out: { clusterId: string; ids: string[]; similarities: number[] }[] = [];
   for (const page of pagesOf(clusters.rows, (c) => Number(c.member_count), pageRows)) {
