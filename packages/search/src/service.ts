@@ -31,9 +31,9 @@ export function createSearchService(deps: SearchDeps) {
   const read = deps.read ?? opened!;
   const shared = sharedSnapshots(deps.db, deps.contextStalenessMs);
   const centroids = createCentroidCache(deps.db, shared, deps.contextStalenessMs);
-  const actors = createActorDirectoryCache(deps.db, shared, deps.contextStalenessMs);
+  const actors = createActorDirectoryCache(deps.db, deps.contextStalenessMs);
   const areaModel = createAreaModelCache(deps.db);
-  const context = createContextReader(deps.db, shared, deps.contextStalenessMs);
+  const context = createContextReader(deps.db, read, shared, deps.contextStalenessMs);
   const embedder = memoizeEmbedder(deps.embedder);
 
   const fusion = deps.fusion ?? DEFAULT_FUSION;

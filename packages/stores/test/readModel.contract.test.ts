@@ -5,6 +5,9 @@ import {
   createSqlReadModel,
   fieldTf,
   getItemState,
+  insertActor,
+  mergeActors,
+  replaceItemActors,
   replaceItemEdges,
   replaceItemEntities,
   upsertItem,
@@ -24,6 +27,8 @@ interface Doc {
   actors?: string[];
   at?: string;
   entities?: { category: string; key: string; confidence: number }[];
+  /** Its people's roles (actor ids of the workspace). */
+  roles?: { actorId: string; role: string }[];
 }
 
 /** Writes an item as the indexer does: row and postings, lexicon, entities (one transaction). */
@@ -48,7 +53,7 @@ async function write(db: Db, workspaceId: string, doc: Doc, prefix: string): Pro
     metadata: {},
     occurredAt: doc.at ?? '2026-01-01T00:00:00Z',
     sourceUpdatedAt: '2026-01-01T00:00:00Z',
-    contentHash: `${doc.title}|${doc.body}|${doc.files ?? ''}`,
+    contentHash: `${doc.title}|${doc.body}|${doc.files ?? ''}|${JSON.stringify(doc.roles ?? [])}`,
   };
   const length = `${doc.title} ${doc.body} ${doc.files ?? ''}`.split(/\s+/).filter(Boolean).length;
   await db.transaction(async (tx) => {
@@ -56,6 +61,7 @@ async function write(db: Db, workspaceId: string, doc: Doc, prefix: string): Pro
     const terms = await upsertItem(tx, item, { title: doc.title, body: doc.body, other: doc.files ?? '', length });
     await applyLexiconChange(tx, workspaceId, before, terms);
     await replaceItemEntities(tx, { workspaceId, itemId: id, entities: doc.entities ?? [] });
+    if (doc.roles) await replaceItemActors(tx, { workspaceId, itemId: id, roles: doc.roles });
   });
   return id;
 }
@@ -244,4 +250,76 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     expect(await snapshot(memory, { workspaceId: ws }, ['release', 'notes', '79'], [], [])).toEqual(await snapshot(createSqlReadModel(db), { workspaceId: ws }, ['release', 'notes', '79'], [], []));
     await memory.close();
   });
+  it("reads people's items as SQL does: newest first under every filter, after new items, a merge of two people and deletes", async () => {
+    const ws = await testWorkspace(db, 'readmodel-people');
+    const p = `people${randomSuffix()}`;
+    const rand = seeded(7);
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const actors = Array.from({ length: 5 }, (_, i) => `${p}-actor-${i}`);
+    for (const id of actors) await insertActor(db, { id, workspaceId: ws, displayName: id, isBot: false });
+    // Few distinct dates, roles and people, so ties on the date and on the item (across people) are common.
+    const dates = ['2024-01-01T00:00:00Z', '2025-03-01T00:00:00Z', '2025-06-01T00:00:00Z', '2026-01-01T00:00:00Z'];
+    const roles = ['author', 'reviewer', 'commenter'];
+    const doc = (n: number, version = 0): Doc => {
+      const played = new Map<string, { actorId: string; role: string }>();
+      for (let k = 1 + Math.floor(rand() * 3); k > 0; k--) {
+        const r = { actorId: pick(actors), role: pick(roles) };
+        played.set(`${r.actorId}/${r.role}`, r);
+      }
+      return { n, type: pick(['pull_request', 'commit']), title: `change ${n} v${version}`, body: 'people and their work', at: pick(dates), roles: [...played.values()] };
+    };
+    const ids: string[] = [];
+    for (let n = 0; n < 40; n++) ids.push(await write(db, ws, doc(n), p));
+    const sql = createSqlReadModel(db);
+    const memory = createMemoryReadModel(db, sql);
+    expect(await memory.loaded()).toBe(true);
+
+    const compare = async (label: string, people: string[]) => {
+      const filters: ItemFilter[] = [{ workspaceId: ws }, { workspaceId: ws, types: ['commit'] }, { workspaceId: ws, from: dates[2] }, { workspaceId: ws, excludeItemIds: ids.slice(0, 10) }];
+      for (const filter of filters) {
+        for (const who of [people.slice(0, 1), people.slice(0, 3), [...people, 'nobody']]) {
+          for (const limit of [1, 7, 200]) {
+            const expected = await sql.itemsOfActors(filter, who, limit);
+            expect(await memory.itemsOfActors(filter, who, limit), `${label} ${JSON.stringify({ filter, who, limit })}`).toEqual(expected);
+          }
+        }
+      }
+      const sorted = (m: Map<string, { actorId: string; role: string }[]>) =>
+        [...m].map(([id, rows]) => [id, [...rows].sort((a, b) => (a.actorId + a.role < b.actorId + b.role ? -1 : 1))] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+      expect(sorted(await memory.actorRoles(ws, [...ids, 'nope'])), label).toEqual(sorted(await sql.actorRoles(ws, [...ids, 'nope'])));
+    };
+    await compare('loaded', actors);
+    const newest = await memory.itemsOfActors({ workspaceId: ws }, actors, 200);
+    expect(newest.length).toBeGreaterThan(40);
+    expect(newest[0]!.id).toBeDefined();
+
+    // New items, and items whose people changed.
+    for (let n = 40; n < 50; n++) ids.push(await write(db, ws, doc(n), p));
+    for (let n = 0; n < 10; n++) await write(db, ws, doc(n, 1), p);
+    await compare('after new and changed items', actors);
+
+    // Two people found to be one: the survivor has both's items, and the other none.
+    const [survivor, merged] = [actors[0]!, actors[1]!];
+    const before = (await memory.itemsOfActors({ workspaceId: ws }, [merged], 200)).length;
+    expect(before).toBeGreaterThan(0);
+    await db.transaction((tx) => mergeActors(tx, survivor, [merged]));
+    expect(await memory.itemsOfActors({ workspaceId: ws }, [merged], 200)).toEqual([]);
+    await compare('after a merge', actors.slice(0).filter((a) => a !== merged));
+
+    await db.query('DELETE FROM items WHERE id = ANY($1::text[])', [ids.slice(20, 30)]);
+    await compare('after deletes', actors);
+    expect((await memory.itemsOfActors({ workspaceId: ws }, actors, 200)).some((r) => ids.slice(20, 30).includes(r.id))).toBe(false);
+    await memory.close();
+  });
 });
+
+/** Small deterministic generator (mulberry32), so a failure repeats. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,11 +1,11 @@
-import { actorItems, clusterMembership, readCommitted, runInBackground, type Db } from '@engram/stores';
+import { clusterMembership, readCommitted, runInBackground, type Db } from '@engram/stores';
 
 /** How stale a snapshot may be served while writes go on, by default (`SEARCH_CONTEXT_STALENESS_MS`). */
 export const DEFAULT_SNAPSHOT_STALENESS_MS = 1_000;
 
 /**
- * A per-workspace snapshot of what a path would otherwise read per query (cluster members, people's
- * items, the actor directory), on the embedded default only (this process is the only writer, so
+ * A per-workspace snapshot of what a path would otherwise read per query (cluster members, cluster and
+ * person cards, the actor directory), on the embedded default only (this process is the only writer, so
  * `Db.writeCount` sees every write), following writes to the `tables` it is read from. On a Postgres server, where other processes write, `get` always
  * answers null and the path reads per query.
  *
@@ -41,9 +41,9 @@ const RELOAD_PACE = 4;
  * How stale, in loads' time, a snapshot may be served while writes go on, when loads are slow enough that
  * the staleness bound cannot be kept: a paced reload lands at most 1 + RELOAD_PACE + 1 loads' time after
  * the snapshot it replaces began loading. Past the bound a path reads per query, and at 100k items during
- * an import a load took up to 1.4 s, so every search read people's items, cluster members and both
- * context cards per query: 19 of the database thread's 45 busy seconds in 70 s of an import under 16
- * clients, with the import's writes queued behind them.
+ * an import a load of people's items (since moved into the read model) took up to 1.4 s, so every search
+ * read people's items, cluster members and both context cards per query: 19 of the database thread's 45
+ * busy seconds in 70 s of an import under 16 clients, with the import's writes queued behind them.
  */
 const PACED_RELOAD_SPAN = 2 + RELOAD_PACE;
 
@@ -185,8 +185,6 @@ export function derive<T extends object, U>(source: Snapshot<T>, fn: (value: T) 
 /** The snapshots of whole tables that several paths derive from, loaded once for all of them. */
 export function sharedSnapshots(db: Db, maxStaleMs?: number) {
   return {
-    /** Every (item, actor, role) of the workspace. */
-    actorItems: snapshotAtRest(db, (workspaceId) => actorItems(db, workspaceId), { maxStaleMs, tables: ['item_actors', 'items'] }),
     /** Every cluster member of the workspace. */
     clusterMembership: snapshotAtRest(db, (workspaceId) => clusterMembership(db, workspaceId), { maxStaleMs, tables: ['cluster_members'] }),
   };

@@ -1,16 +1,16 @@
-import { actorCards, actorsOf, clusterCards, clustersOf, type ActorContext, type ClusterContext, type Db } from '@engram/stores';
+import { actorCards, actorsOf, clusterCards, clustersOf, type ActorContext, type ClusterContext, type Db, type SearchReadModel } from '@engram/stores';
 import { derive, snapshotAtRest, type SharedSnapshots, type Snapshot } from '../paths/atRest.js';
 
 const ROLE_SCORE: Record<string, number> = { author: 3, reviewer: 2 };
 const CONTEXT_SIZE = 5;
 
 /**
- * A search's context (the clusters and people behind a page), read from a per-workspace snapshot kept
- * near-real-time (`snapshotAtRest`) and per query when none is recent enough; both answer the same
- * for the same rows, in the same order (`clustersOf` and `actorsOf` in `@engram/stores` are the
- * per-query reads).
+ * A search's context (the clusters and people behind a page), read from per-workspace snapshots kept
+ * near-real-time (`snapshotAtRest`) of the clusters and people, with each page item's people from the
+ * read model, and per query when no snapshot is recent enough; both answer the same for the same rows, in
+ * the same order (`clustersOf` and `actorsOf` in `@engram/stores` are the per-query reads).
  */
-export function createContextReader(db: Db, shared: SharedSnapshots, maxStaleMs?: number) {
+export function createContextReader(db: Db, read: SearchReadModel, shared: SharedSnapshots, maxStaleMs?: number) {
   const clusterCardsOf = snapshotAtRest(db, async (workspaceId) => new Map((await clusterCards(db, workspaceId)).map((c) => [c.id, c])), { maxStaleMs, tables: ['clusters'] });
   const clusterOfItem = derive(shared.clusterMembership, (clusters) => {
     const clusterOf = new Map<string, string>();
@@ -18,9 +18,7 @@ export function createContextReader(db: Db, shared: SharedSnapshots, maxStaleMs?
     return clusterOf;
   });
   const actorCardsOf = snapshotAtRest(db, async (workspaceId) => new Map((await actorCards(db, workspaceId)).map((a) => [a.id, a])), { maxStaleMs, tables: ['actors'] });
-  const actorsOfItem = derive(shared.actorItems, rolesByItem);
   const clusters = both(clusterCardsOf, clusterOfItem, (cards, clusterOf) => ({ cards, clusterOf }));
-  const people = both(actorCardsOf, actorsOfItem, (cards, actorsOfItem) => ({ cards, actorsOfItem }));
 
   return {
     /** Clusters of the page's items (first: the best-ranked item's), then the cluster path's clusters. */
@@ -34,12 +32,11 @@ export function createContextReader(db: Db, shared: SharedSnapshots, maxStaleMs?
     },
     /** People behind the page's items (authors weigh 3, reviewers 2, other roles 1) and the actor path's matches (+5); bots left out. */
     async actors(workspaceId: string, pageIds: string[], extraActorIds: string[]): Promise<ActorContext[]> {
-      const snapshot = people.get(workspaceId);
+      const snapshot = actorCardsOf.get(workspaceId);
       if (!snapshot) return actorsOf(db, pageIds, extraActorIds);
-      const { cards, actorsOfItem } = await snapshot;
-      const page = new Set(pageIds);
+      const [cards, rolesOf] = await Promise.all([snapshot, read.actorRoles(workspaceId, [...new Set(pageIds)])]);
       const score = new Map<string, number>();
-      for (const id of page) actorsOfItem(id, (actorId, role) => score.set(actorId, (score.get(actorId) ?? 0) + (ROLE_SCORE[role] ?? 1)));
+      for (const roles of rolesOf.values()) for (const { actorId, role } of roles) score.set(actorId, (score.get(actorId) ?? 0) + (ROLE_SCORE[role] ?? 1));
       // An actor the path matched with no role on the page scores 1 + 5, as the SQL's outer join does.
       for (const id of new Set(extraActorIds)) score.set(id, (score.get(id) ?? 1) + 5);
       return [...score]
@@ -54,34 +51,6 @@ export function createContextReader(db: Db, shared: SharedSnapshots, maxStaleMs?
   };
 }
 export type ContextReader = ReturnType<typeof createContextReader>;
-
-/**
- * Each item's (actor, role) rows of a people's-items snapshot, as chains through typed arrays from one
- * number per item: a map of 100k arrays of 155k objects, built after each reload during an import at
- * 100k items, held the event loop for 130-270 ms. The function returned calls `fn` for every row of an item.
- */
-function rolesByItem(actors: readonly { actorId: string; ids: readonly string[]; roles: readonly string[] }[]) {
-  const total = actors.reduce((n, a) => n + a.ids.length, 0);
-  const head = new Map<string, number>();
-  const next = new Int32Array(total);
-  const actorAt = new Int32Array(total);
-  const positionAt = new Int32Array(total);
-  let row = 0;
-  actors.forEach((a, actor) => {
-    for (let i = 0; i < a.ids.length; i++, row++) {
-      next[row] = head.get(a.ids[i]!) ?? -1;
-      head.set(a.ids[i]!, row);
-      actorAt[row] = actor;
-      positionAt[row] = i;
-    }
-  });
-  return (itemId: string, fn: (actorId: string, role: string) => void): void => {
-    for (let r = head.get(itemId) ?? -1; r >= 0; r = next[r]!) {
-      const a = actors[actorAt[r]!]!;
-      fn(a.actorId, a.roles[positionAt[r]!]!);
-    }
-  };
-}
 
 /** Two snapshots together, or null when either must be read per query. */
 function both<A, B, C>(a: Snapshot<A>, b: Snapshot<B>, join: (a: A, b: B) => C): Snapshot<C> {

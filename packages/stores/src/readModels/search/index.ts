@@ -30,4 +30,4 @@ export function openSearchReadModel(db: Db, options: ReadModelOptions = {}): Sea
   return createMemoryReadModel(db, sql, options);
 }
 export { readItemRows, type SearchItemRow } from './itemRows.js';
-export { actorCards, actorDirectory, actorItems, actorsExpertIn, actorsNamed, clusterCards, clusterCentroidsById, clusterCentroidVersions, clusterMembers, clusterMembership, itemsOfActors } from './people.js';
+export { actorCards, actorDirectory, actorRolesOf, actorsExpertIn, actorsNamed, clusterCards, clusterCentroidsById, clusterCentroidVersions, clusterMembers, clusterMembership, itemsOfActors } from './people.js';

@@ -3,7 +3,7 @@ import { readCommitted } from '../../pglite/thread.js';
 import { itemPredicate } from './filterSql.js';
 import { pgNumberArray } from './pgArrays.js';
 import { GrowingPostingList, parseTsvector, type DocumentTerm } from './postingLists.js';
-import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatch, type EntityMatchesRead, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
+import { ENTITIES_PER_ITEM, type ActorItemRow, type CollectionStats, type EntityMatch, type EntityMatchesRead, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
 
 /** Items read per page when loading: bounded work between yields to the event loop. */
 const PAGE = 1000;
@@ -29,6 +29,21 @@ interface EntityEntry {
   dead: number;
 }
 
+/**
+ * A person's (item, role) rows as `doc * ROLE_SLOTS + role` (small integers: no object a row), newest item
+ * first once `sorted` (ties by item id, then role): rows are appended as items arrive and sorted when next
+ * read, which is one merge of two runs when a few were appended to a sorted list.
+ */
+interface ActorEntry {
+  id: string;
+  rows: number[];
+  sorted: boolean;
+  dead: number;
+}
+
+/** Roles a workspace's rows can name (the contract has seven): a row packs its role below this. */
+const ROLE_SLOTS = 64;
+
 /** One workspace's documents (a document is one version of an item) and what search reads of them. */
 class WorkspaceIndex {
   readonly ids: string[] = [];
@@ -48,6 +63,12 @@ class WorkspaceIndex {
   readonly entities: EntityEntry[] = [];
   readonly entityIndex = new Map<string, number>();
   readonly entitiesByKey = new Map<string, number[]>();
+  /** Each document's (person, role) rows, as `actor * ROLE_SLOTS + role` (indexes into `actors` and `roles`). */
+  readonly rolesOf = new DocSpans();
+  readonly actors: ActorEntry[] = [];
+  readonly actorIndex = new Map<string, number>();
+  readonly roles: string[] = [];
+  private readonly roleIndex = new Map<string, number>();
   /** commit -> its pull requests, and the reverse, from `commit_pr` edges. */
   readonly prsOf = new Map<string, Set<string>>();
   readonly commitsOf = new Map<string, Set<string>>();
@@ -59,6 +80,7 @@ class WorkspaceIndex {
   /** Lists and entities that lost a document since the last `compactRetired`. */
   private readonly retiredLists = new Set<GrowingPostingList>();
   private readonly retiredEntities = new Set<EntityEntry>();
+  private readonly retiredActors = new Set<ActorEntry>();
 
   isLive = (doc: number): boolean => this.alive[doc] === 1;
 
@@ -82,6 +104,12 @@ class WorkspaceIndex {
       entry.dead++;
       this.retiredEntities.add(entry);
     }
+    const roles = this.rolesOf;
+    for (let i = roles.start(doc), end = roles.end(doc); i < end; i++) {
+      const entry = this.actors[Math.floor(roles.values[i]! / ROLE_SLOTS)]!;
+      entry.dead++;
+      this.retiredActors.add(entry);
+    }
   }
 
   /** `value` as the one copy of it this index keeps. */
@@ -99,7 +127,7 @@ class WorkspaceIndex {
     return known;
   }
 
-  add(row: ItemRowRead, postings: readonly DocumentTerm[], mentions: readonly Mention[]): void {
+  add(row: ItemRowRead, postings: readonly DocumentTerm[], mentions: readonly Mention[], roles: readonly ActorRole[]): void {
     this.retire(row.id);
     const doc = this.ids.length;
     if (doc >= this.alive.length) {
@@ -149,14 +177,72 @@ class WorkspaceIndex {
       this.entitiesOf.values[at + i] = e;
       this.entitiesOf.weights![at + i] = m.confidence;
     });
+    const played = this.rolesOf.append(doc, roles.length);
+    roles.forEach((r, i) => {
+      let a = this.actorIndex.get(r.actorId);
+      if (a === undefined) {
+        a = this.actors.length;
+        this.actors.push({ id: r.actorId, rows: [], sorted: true, dead: 0 });
+        this.actorIndex.set(r.actorId, a);
+      }
+      const role = this.roleOf(r.role);
+      const entry = this.actors[a]!;
+      const packed = doc * ROLE_SLOTS + role;
+      // A row that sorts after the list's last keeps it sorted; any other leaves the sort to the next read.
+      if (entry.sorted && entry.rows.length > 0 && this.newestFirst(entry.rows[entry.rows.length - 1]!, packed) > 0) entry.sorted = false;
+      entry.rows.push(packed);
+      this.rolesOf.values[played + i] = a * ROLE_SLOTS + role;
+    });
+  }
+
+  private roleOf(name: string): number {
+    let role = this.roleIndex.get(name);
+    if (role === undefined) {
+      if (this.roles.length >= ROLE_SLOTS) throw new Error(`a workspace's items name more than ${ROLE_SLOTS} actor roles`);
+      role = this.roles.length;
+      this.roles.push(this.intern(name));
+      this.roleIndex.set(name, role);
+    }
+    return role;
+  }
+
+  /** Row order of `actors[].rows` (packed rows of one person): newest item first, then by item id, then role. */
+  readonly newestFirst = (x: number, y: number): number => {
+    const dx = Math.floor(x / ROLE_SLOTS);
+    const dy = Math.floor(y / ROLE_SLOTS);
+    if (dx !== dy) {
+      const byDate = this.occurredAt[dy]! - this.occurredAt[dx]!;
+      if (byDate !== 0) return byDate;
+      const ix = this.ids[dx]!;
+      const iy = this.ids[dy]!;
+      if (ix !== iy) return ix < iy ? -1 : 1;
+    }
+    const rx = this.roles[x % ROLE_SLOTS]!;
+    const ry = this.roles[y % ROLE_SLOTS]!;
+    return rx < ry ? -1 : rx > ry ? 1 : dx - dy;
+  };
+
+  /** A person's rows, newest first (sorted now if rows arrived out of order since the last read). */
+  rowsOf(entry: ActorEntry): readonly number[] {
+    if (!entry.sorted) {
+      entry.rows.sort(this.newestFirst);
+      entry.sorted = true;
+    }
+    return entry.rows;
   }
 
   /** Drops dead postings and mentions from the lists that lost documents, where they are most of the list. */
   compactRetired(): void {
     for (const list of this.retiredLists) if (list.wasteful) list.compact(this.isLive);
     for (const entry of this.retiredEntities) this.compactEntity(entry);
+    for (const entry of this.retiredActors) {
+      if (entry.dead < 32 || entry.dead * 2 < entry.rows.length) continue;
+      entry.rows = entry.rows.filter((r) => this.isLive(Math.floor(r / ROLE_SLOTS)));
+      entry.dead = 0;
+    }
     this.retiredLists.clear();
     this.retiredEntities.clear();
+    this.retiredActors.clear();
   }
 
   unlinkChanges(itemId: string): void {
@@ -279,6 +365,10 @@ interface MentionsRowRead {
   entity_ids: string;
   confidences: string;
 }
+interface ActorRole {
+  actorId: string;
+  role: string;
+}
 interface Mention {
   entityId: string;
   key: string;
@@ -327,7 +417,7 @@ export function createMemoryReadModel(
   async function applyPage(rows: readonly ItemRowRead[]): Promise<void> {
     if (rows.length === 0) return;
     const ids = rows.map((r) => r.id);
-    const [mentionRows, links] = await Promise.all([
+    const [mentionRows, links, roleRows] = await Promise.all([
       db.query<MentionsRowRead>(
         'SELECT item_id, array_agg(entity_id)::text AS entity_ids, array_agg(confidence)::text AS confidences FROM entity_mentions WHERE item_id = ANY($1::text[]) GROUP BY item_id',
         [ids],
@@ -336,13 +426,20 @@ export function createMemoryReadModel(
         "SELECT source_id, target_id FROM edges WHERE type = 'commit_pr' AND (source_id = ANY($1::text[]) OR target_id = ANY($1::text[]))",
         [ids],
       ),
+      db.query<{ item_id: string; actor_id: string; role: string }>('SELECT item_id, actor_id, role FROM item_actors WHERE item_id = ANY($1::text[])', [ids]),
     ]);
+    const rolesOf = new Map<string, ActorRole[]>();
+    for (const r of roleRows.rows) {
+      let roles = rolesOf.get(r.item_id);
+      if (!roles) rolesOf.set(r.item_id, (roles = []));
+      roles.push({ actorId: r.actor_id, role: r.role });
+    }
     const mentionsOf = await namedMentions(rows, mentionRows.rows);
     for (const [i, row] of rows.entries()) {
       // About a millisecond an item (a hundred postings): the event loop answers between slices.
       if (i > 0 && i % APPLY_ITEMS_BETWEEN_YIELDS === 0) await new Promise((resolve) => setImmediate(resolve));
       const ws = workspace(row.workspace_id);
-      ws.add(row, row.terms === null ? [] : parseTsvector(row.terms), mentionsOf.get(row.id) ?? []);
+      ws.add(row, row.terms === null ? [] : parseTsvector(row.terms), mentionsOf.get(row.id) ?? [], rolesOf.get(row.id) ?? []);
       ws.unlinkChanges(row.id);
       lastSeq = Math.max(lastSeq, Number(row.change_seq));
     }
@@ -400,6 +497,13 @@ export function createMemoryReadModel(
       after = page.rows[page.rows.length - 1]!.id;
       await new Promise((resolve) => setImmediate(resolve));
       if (closed) return;
+    }
+    // People's rows arrive in id order: sorted newest first here, a person at a time, not by the first searches.
+    for (const ws of workspaces.values()) {
+      for (const [i, actor] of ws.actors.entries()) {
+        ws.rowsOf(actor);
+        if (i % 256 === 255) await new Promise((resolve) => setImmediate(resolve));
+      }
     }
     lastSeq = startSeq;
     ready = true;
@@ -575,6 +679,62 @@ export function createMemoryReadModel(
         const prs = ws.prsOf.get(commit);
         if (prs === undefined || prs.size === 0) continue;
         out.set(commit, prs.size === 1 ? (prs.values().next().value as string) : smallest(prs));
+      }
+      return out;
+    },
+
+    async itemsOfActors(filter, actorIds, limit): Promise<ActorItemRow[]> {
+      if (!(await use())) return fallback.itemsOfActors(filter, actorIds, limit);
+      const ws = workspaces.get(filter.workspaceId);
+      const n = Math.floor(limit);
+      if (!ws || !(n >= 1)) return [];
+      const admits = admitting(ws, filter);
+      // Each person's first `n` admitted rows (their rows are newest first), then the newest `n` of those together.
+      const lists: { actor: ActorEntry; rows: number[] }[] = [];
+      for (const id of new Set(actorIds)) {
+        const a = ws.actorIndex.get(id);
+        if (a === undefined) continue;
+        const actor = ws.actors[a]!;
+        const all = ws.rowsOf(actor);
+        const rows: number[] = [];
+        for (let i = 0; i < all.length && rows.length < n; i++) if (admits(Math.floor(all[i]! / ROLE_SLOTS))) rows.push(all[i]!);
+        if (rows.length > 0) lists.push({ actor, rows });
+      }
+      const heads = lists.map(() => 0);
+      const out: ActorItemRow[] = [];
+      while (out.length < n) {
+        let best = -1;
+        for (let i = 0; i < lists.length; i++) {
+          if (heads[i]! >= lists[i]!.rows.length) continue;
+          if (best < 0) best = i;
+          else {
+            const order = ws.newestFirst(lists[i]!.rows[heads[i]!]!, lists[best]!.rows[heads[best]!]!);
+            // The same item and role for two people: by actor id.
+            if (order < 0 || (order === 0 && lists[i]!.actor.id < lists[best]!.actor.id)) best = i;
+          }
+        }
+        if (best < 0) break;
+        const row = lists[best]!.rows[heads[best]!++]!;
+        out.push({ id: ws.ids[Math.floor(row / ROLE_SLOTS)]!, actorId: lists[best]!.actor.id, role: ws.roles[row % ROLE_SLOTS]! });
+      }
+      return out;
+    },
+
+    async actorRoles(workspaceId, itemIds): Promise<Map<string, ActorRole[]>> {
+      if (!(await use())) return fallback.actorRoles(workspaceId, itemIds);
+      const ws = workspaces.get(workspaceId);
+      const out = new Map<string, ActorRole[]>();
+      if (!ws) return out;
+      const spans = ws.rolesOf;
+      for (const id of itemIds) {
+        const doc = ws.ordOf.get(id);
+        if (doc === undefined || spans.start(doc) === spans.end(doc)) continue;
+        const roles: ActorRole[] = [];
+        for (let i = spans.start(doc), end = spans.end(doc); i < end; i++) {
+          const packed = spans.values[i]!;
+          roles.push({ actorId: ws.actors[Math.floor(packed / ROLE_SLOTS)]!.id, role: ws.roles[packed % ROLE_SLOTS]! });
+        }
+        out.set(id, roles);
       }
       return out;
     },

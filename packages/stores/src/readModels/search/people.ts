@@ -3,7 +3,7 @@ import type { Queryable } from '../../db.js';
 import { CENTROID_HEX, parseCentroid } from '../../repositories/clusters.js';
 import { itemFilterSql } from './filterSql.js';
 import { pgNumberArray, pgTextArray } from './pgArrays.js';
-import type { ItemFilter } from './types.js';
+import type { ActorItemRow, ItemFilter } from './types.js';
 
 /** Actors of the workspace that a word of the question names (a login, a name; not an e-mail). */
 export async function actorsNamed(db: Queryable, workspaceId: string, words: readonly string[]): Promise<string[]> {
@@ -24,16 +24,30 @@ export async function actorsExpertIn(db: Queryable, workspaceId: string, terms: 
   return res.rows;
 }
 
-/** The newest `limit` (item, actor, role) rows of these actors' items that pass the filter (ties by item id, then role). */
-export async function itemsOfActors(db: Queryable, filter: ItemFilter, actorIds: readonly string[], limit: number): Promise<{ id: string; actor_id: string; role: string }[]> {
+/** `SearchReadModel.itemsOfActors` as one statement: the newest `limit` (item, actor, role) rows of these actors' items that pass the filter. */
+export async function itemsOfActors(db: Queryable, filter: ItemFilter, actorIds: readonly string[], limit: number): Promise<ActorItemRow[]> {
+  if (actorIds.length === 0 || !(limit >= 1)) return [];
   const where = itemFilterSql(filter, 2);
   const res = await db.query<{ id: string; actor_id: string; role: string }>(
     `SELECT i.id, ia.actor_id, ia.role FROM item_actors ia JOIN items i ON i.id = ia.item_id
      WHERE ia.actor_id = ANY($1::text[]) AND ${where.sql}
-     ORDER BY i.occurred_at DESC, i.id COLLATE "C", ia.role COLLATE "C" LIMIT ${Math.floor(limit)}`,
+     ORDER BY i.occurred_at DESC, i.id COLLATE "C", ia.role COLLATE "C", ia.actor_id COLLATE "C" LIMIT ${Math.floor(limit)}`,
     [actorIds, ...where.params],
   );
-  return res.rows;
+  return res.rows.map((r) => ({ id: r.id, actorId: r.actor_id, role: r.role }));
+}
+
+/** `SearchReadModel.actorRoles` as one statement: the (actor, role) rows of each of these items. */
+export async function actorRolesOf(db: Queryable, itemIds: readonly string[]): Promise<Map<string, Omit<ActorItemRow, 'id'>[]>> {
+  const out = new Map<string, Omit<ActorItemRow, 'id'>[]>();
+  if (itemIds.length === 0) return out;
+  const res = await db.query<{ item_id: string; actor_id: string; role: string }>('SELECT item_id, actor_id, role FROM item_actors WHERE item_id = ANY($1::text[])', [itemIds]);
+  for (const r of res.rows) {
+    let rows = out.get(r.item_id);
+    if (!rows) out.set(r.item_id, (rows = []));
+    rows.push({ actorId: r.actor_id, role: r.role });
+  }
+  return out;
 }
 
 /** The workspace's clusters with a centroid: each one's version (moves with every centroid write) and size. */
@@ -124,23 +138,6 @@ function pagesOf<T>(rows: readonly T[], weight: (row: T) => number, per: number)
   }
   if (page.length > 0) pages.push(page);
   return pages;
-}
-
-/**
- * Every (item, role) of each actor of the workspace, with the item's date in ms, newest first (what a
- * snapshot of the actor path holds): one row an actor, not a row an item. One statement: pages of
- * actors would not bound it (one actor may hold half the workspace's items), and pages of items cost
- * twice the time at 100k items (random reads of `items` by id and a scan of `item_actors` each).
- */
-export async function actorItems(db: Queryable, workspaceId: string): Promise<{ actorId: string; ids: string[]; roles: string[]; occurredAt: number[] }[]> {
-  const order = 'ORDER BY i.occurred_at DESC, i.id COLLATE "C", ia.role COLLATE "C"';
-  const res = await db.query<{ actor_id: string; ids: string; roles: string; occurred_at: string }>(
-    `SELECT ia.actor_id, array_agg(i.id ${order})::text AS ids, array_agg(ia.role ${order})::text AS roles,
-       array_agg(floor(extract(epoch FROM i.occurred_at) * 1000)::bigint ${order})::text AS occurred_at
-     FROM item_actors ia JOIN items i ON i.id = ia.item_id WHERE ia.workspace_id = $1 GROUP BY ia.actor_id`,
-    [workspaceId],
-  );
-  return res.rows.map((r) => ({ actorId: r.actor_id, ids: pgTextArray(r.ids), roles: pgTextArray(r.roles), occurredAt: pgNumberArray(r.occurred_at).map(Number) }));
 }
 
 /** Every cluster of the workspace as a search's context shows it (what a snapshot of the context holds). */

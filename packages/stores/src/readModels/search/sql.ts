@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db.js';
 import { itemFilterSql, narrowsItems } from './filterSql.js';
 import { itemEntities } from '../enrichment.js';
+import { actorRolesOf, itemsOfActors } from './people.js';
 import { packFields } from './postingLists.js';
 import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatchesRead, type PoolRow, type PostingList, type PostingsRead, type SearchReadModel } from './types.js';
 
@@ -172,6 +173,9 @@ export function createSqlReadModel(db: Queryable): SearchReadModel {
       for (const e of edges.rows) if (!prOf.has(e.commit_id) || e.pr_id < prOf.get(e.commit_id)!) prOf.set(e.commit_id, e.pr_id);
       return prOf;
     },
+
+    itemsOfActors: (filter, actorIds, limit) => itemsOfActors(db, filter, actorIds, limit),
+    actorRoles: (_workspaceId, itemIds) => actorRolesOf(db, itemIds),
 
     refresh: async () => undefined,
     close: async () => undefined,

@@ -72,6 +72,13 @@ export interface PoolRow {
   occurredAt: number;
 }
 
+/** One (item, person, role) row of a person's work: the actor path and a search's people read these. */
+export interface ActorItemRow {
+  id: string;
+  actorId: string;
+  role: string;
+}
+
 /** Entities a search result lists at most. */
 export const ENTITIES_PER_ITEM = 8;
 
@@ -93,6 +100,13 @@ export interface SearchReadModel {
   itemEntities(workspaceId: string, ids: readonly string[], perItem?: number): Promise<Map<string, { key: string; category: string }[]>>;
   /** The pull request of each of these commits that has one (the lowest id when several). */
   pullRequestsOf(workspaceId: string, commitIds: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * The newest `limit` (item, actor, role) rows of these actors' items that pass the filter: newest item
+   * first, ties by item id, then role, then actor id (binary order).
+   */
+  itemsOfActors(filter: ItemFilter, actorIds: readonly string[], limit: number): Promise<ActorItemRow[]>;
+  /** The (actor, role) rows of each of these items that has any, in no set order. */
+  actorRoles(workspaceId: string, itemIds: readonly string[]): Promise<Map<string, Omit<ActorItemRow, 'id'>[]>>;
   /** Brings an in-memory index up to date with every committed write (no-op for SQL). */
   refresh(): Promise<void>;
   close(): Promise<void>;
