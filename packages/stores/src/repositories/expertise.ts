@@ -39,6 +39,16 @@ export async function loadActorRoles(db: Queryable, workspaceId: string, actorId
   return res.rows.map((r) => ({ actorId: r.actor_id, itemId: r.item_id, role: r.role }));
 }
 
+/** How many distinct items each of these actors has (actors with none left out). */
+export async function countActorItems(db: Queryable, actorIds: readonly string[]): Promise<Map<string, number>> {
+  if (actorIds.length === 0) return new Map();
+  const res = await db.query<{ actor_id: string; n: number }>(
+    'SELECT actor_id, count(DISTINCT item_id)::int AS n FROM item_actors WHERE actor_id = ANY($1::text[]) GROUP BY actor_id',
+    [actorIds],
+  );
+  return new Map(res.rows.map((r) => [r.actor_id, Number(r.n)]));
+}
+
 export interface ItemClusterKeywords {
   itemId: string;
   keywords: string[];
