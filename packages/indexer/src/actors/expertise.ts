@@ -103,8 +103,11 @@ function keywordDomain(keyword: string): string | null {
   return words === null ? null : (canonicalLanguage(words) ?? words);
 }
 
-/** Recomputes expertise of the given actors (all of the workspace's when omitted); returns how many were updated. */
-export async function refreshExpertise(db: Queryable, workspaceId: string, actorIds?: string[]): Promise<number> {
+/**
+ * Recomputes expertise of the given actors (all of the workspace's when omitted); returns how many were
+ * updated. `itemCount`: the workspace's items (the IDF's N) when the caller knows it, else counted.
+ */
+export async function refreshExpertise(db: Queryable, workspaceId: string, actorIds?: string[], options: { itemCount?: number } = {}): Promise<number> {
   const actors = await loadExpertiseActors(db, workspaceId, actorIds);
   if (actors.length === 0) return 0;
   // Bots get no expertise, so their items are counted, not read: a bot is often the workspace's most
@@ -123,7 +126,7 @@ export async function refreshExpertise(db: Queryable, workspaceId: string, actor
     involvement.set(r.actorId, items);
   }
   const itemIds = [...new Set(roles.map((r) => r.itemId))];
-  const itemCount = await countItems(db, workspaceId);
+  const itemCount = options.itemCount ?? (await countItems(db, workspaceId));
   const entities = await loadTopicalEntities(db, workspaceId, itemIds, itemCount);
   const clusters = new Map(
     (await loadClusterKeywordsOfItems(db, itemIds, MIN_TOPIC_CLUSTER)).map((c) => [c.itemId, { keywords: c.keywords, idf: inverseDocumentFrequency(itemCount, c.memberCount) }]),
