@@ -155,7 +155,7 @@ export const AGGREGATE_STALENESS_FACTOR = 10;
 
 /**
  * `build(key)`, computed once per key when first asked: a view derived from a snapshot of which a search
- * reads a few keys (a person's rows, a cluster's members), not built whole after every reload.
+ * reads a few keys (a cluster's members), not built whole after every reload.
  */
 export function onFirstUse<K, V>(build: (key: K) => V): (key: K) => V {
   const built = new Map<K, V>();

@@ -1,6 +1,7 @@
 import type { Db } from '../../db.js';
 import { readCommitted } from '../../pglite/thread.js';
 import { itemPredicate } from './filterSql.js';
+import { actorRolesOf } from './people.js';
 import { pgNumberArray } from './pgArrays.js';
 import { GrowingPostingList, parseTsvector, type DocumentTerm } from './postingLists.js';
 import { ENTITIES_PER_ITEM, type ActorItemRow, type CollectionStats, type EntityMatch, type EntityMatchesRead, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
@@ -43,6 +44,12 @@ interface ActorEntry {
 
 /** Roles a workspace's rows can name (the contract has seven): a row packs its role below this. */
 const ROLE_SLOTS = 64;
+/** The ordinal (a document, or an index into `actors`) and the role (an index into `roles`) a packed row holds. */
+const ordinalOf = (packed: number): number => Math.floor(packed / ROLE_SLOTS);
+const roleAt = (packed: number): number => packed % ROLE_SLOTS;
+
+/** Whether a list's dead entries are enough of it to drop them (at least 32, and half the list). */
+const mostlyDead = (dead: number, length: number): boolean => dead >= 32 && dead * 2 >= length;
 
 /** One workspace's documents (a document is one version of an item) and what search reads of them. */
 class WorkspaceIndex {
@@ -106,7 +113,7 @@ class WorkspaceIndex {
     }
     const roles = this.rolesOf;
     for (let i = roles.start(doc), end = roles.end(doc); i < end; i++) {
-      const entry = this.actors[Math.floor(roles.values[i]! / ROLE_SLOTS)]!;
+      const entry = this.actors[ordinalOf(roles.values[i]!)]!;
       entry.dead++;
       this.retiredActors.add(entry);
     }
@@ -208,8 +215,8 @@ class WorkspaceIndex {
 
   /** Row order of `actors[].rows` (packed rows of one person): newest item first, then by item id, then role. */
   readonly newestFirst = (x: number, y: number): number => {
-    const dx = Math.floor(x / ROLE_SLOTS);
-    const dy = Math.floor(y / ROLE_SLOTS);
+    const dx = ordinalOf(x);
+    const dy = ordinalOf(y);
     if (dx !== dy) {
       const byDate = this.occurredAt[dy]! - this.occurredAt[dx]!;
       if (byDate !== 0) return byDate;
@@ -217,8 +224,8 @@ class WorkspaceIndex {
       const iy = this.ids[dy]!;
       if (ix !== iy) return ix < iy ? -1 : 1;
     }
-    const rx = this.roles[x % ROLE_SLOTS]!;
-    const ry = this.roles[y % ROLE_SLOTS]!;
+    const rx = this.roles[roleAt(x)]!;
+    const ry = this.roles[roleAt(y)]!;
     return rx < ry ? -1 : rx > ry ? 1 : dx - dy;
   };
 
@@ -236,8 +243,8 @@ class WorkspaceIndex {
     for (const list of this.retiredLists) if (list.wasteful) list.compact(this.isLive);
     for (const entry of this.retiredEntities) this.compactEntity(entry);
     for (const entry of this.retiredActors) {
-      if (entry.dead < 32 || entry.dead * 2 < entry.rows.length) continue;
-      entry.rows = entry.rows.filter((r) => this.isLive(Math.floor(r / ROLE_SLOTS)));
+      if (!mostlyDead(entry.dead, entry.rows.length)) continue;
+      entry.rows = entry.rows.filter((r) => this.isLive(ordinalOf(r)));
       entry.dead = 0;
     }
     this.retiredLists.clear();
@@ -258,7 +265,7 @@ class WorkspaceIndex {
   }
 
   compactEntity(entry: EntityEntry): void {
-    if (entry.dead < 32 || entry.dead * 2 < entry.docs.length) return;
+    if (!mostlyDead(entry.dead, entry.docs.length)) return;
     const docs: number[] = [];
     const confidence: number[] = [];
     entry.docs.forEach((d, i) => {
@@ -365,10 +372,8 @@ interface MentionsRowRead {
   entity_ids: string;
   confidences: string;
 }
-interface ActorRole {
-  actorId: string;
-  role: string;
-}
+/** One of an item's people (`SearchReadModel.actorRoles`). */
+type ActorRole = Omit<ActorItemRow, 'id'>;
 interface Mention {
   entityId: string;
   key: string;
@@ -417,7 +422,7 @@ export function createMemoryReadModel(
   async function applyPage(rows: readonly ItemRowRead[]): Promise<void> {
     if (rows.length === 0) return;
     const ids = rows.map((r) => r.id);
-    const [mentionRows, links, roleRows] = await Promise.all([
+    const [mentionRows, links, rolesOf] = await Promise.all([
       db.query<MentionsRowRead>(
         'SELECT item_id, array_agg(entity_id)::text AS entity_ids, array_agg(confidence)::text AS confidences FROM entity_mentions WHERE item_id = ANY($1::text[]) GROUP BY item_id',
         [ids],
@@ -426,14 +431,8 @@ export function createMemoryReadModel(
         "SELECT source_id, target_id FROM edges WHERE type = 'commit_pr' AND (source_id = ANY($1::text[]) OR target_id = ANY($1::text[]))",
         [ids],
       ),
-      db.query<{ item_id: string; actor_id: string; role: string }>('SELECT item_id, actor_id, role FROM item_actors WHERE item_id = ANY($1::text[])', [ids]),
+      actorRolesOf(db, ids),
     ]);
-    const rolesOf = new Map<string, ActorRole[]>();
-    for (const r of roleRows.rows) {
-      let roles = rolesOf.get(r.item_id);
-      if (!roles) rolesOf.set(r.item_id, (roles = []));
-      roles.push({ actorId: r.actor_id, role: r.role });
-    }
     const mentionsOf = await namedMentions(rows, mentionRows.rows);
     for (const [i, row] of rows.entries()) {
       // About a millisecond an item (a hundred postings): the event loop answers between slices.
@@ -697,7 +696,7 @@ export function createMemoryReadModel(
         const actor = ws.actors[a]!;
         const all = ws.rowsOf(actor);
         const rows: number[] = [];
-        for (let i = 0; i < all.length && rows.length < n; i++) if (admits(Math.floor(all[i]! / ROLE_SLOTS))) rows.push(all[i]!);
+        for (let i = 0; i < all.length && rows.length < n; i++) if (admits(ordinalOf(all[i]!))) rows.push(all[i]!);
         if (rows.length > 0) lists.push({ actor, rows });
       }
       const heads = lists.map(() => 0);
@@ -715,7 +714,7 @@ export function createMemoryReadModel(
         }
         if (best < 0) break;
         const row = lists[best]!.rows[heads[best]!++]!;
-        out.push({ id: ws.ids[Math.floor(row / ROLE_SLOTS)]!, actorId: lists[best]!.actor.id, role: ws.roles[row % ROLE_SLOTS]! });
+        out.push({ id: ws.ids[ordinalOf(row)]!, actorId: lists[best]!.actor.id, role: ws.roles[roleAt(row)]! });
       }
       return out;
     },
@@ -732,7 +731,7 @@ export function createMemoryReadModel(
         const roles: ActorRole[] = [];
         for (let i = spans.start(doc), end = spans.end(doc); i < end; i++) {
           const packed = spans.values[i]!;
-          roles.push({ actorId: ws.actors[Math.floor(packed / ROLE_SLOTS)]!.id, role: ws.roles[packed % ROLE_SLOTS]! });
+          roles.push({ actorId: ws.actors[ordinalOf(packed)]!.id, role: ws.roles[roleAt(packed)]! });
         }
         out.set(id, roles);
       }
