@@ -1,4 +1,4 @@
-import { getAreaCounts, getAreaModelVersion, ROOT_AREA, type Db, type Queryable } from '@engram/stores';
+import { createMemoryReadModel, createSqlReadModel, getAreaCounts, getAreaModelVersion, ROOT_AREA, type Db, type Queryable } from '@engram/stores';
 import { testWorkspace } from '@engram/stores/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildAreaModel } from '../src/areas/index.js';
@@ -176,6 +176,28 @@ describe('the re-cluster job and the area model, in a worker thread and inline',
     const [countsA, countsB] = [await getAreaCounts(db, a, areas, WORDS), await getAreaCounts(db, b, areas, WORDS)];
     expect(countsA.areas.get(ROOT_AREA)).toBe(events.length);
     expect(countsB).toEqual(countsA);
+  });
+
+  it("gives the same clusters with members' mentions read from the in-memory read model as from SQL", async () => {
+    const [a, b] = [await indexed(), await indexed()];
+    const memory = createMemoryReadModel(db, createSqlReadModel(db));
+    let mentions = 0;
+    const read = {
+      itemMentions: async (...args: Parameters<typeof memory.itemMentions>) => {
+        const out = await memory.itemMentions(...args);
+        for (const rows of out.values()) mentions += rows.length;
+        return out;
+      },
+    };
+    try {
+      const fromSql = await recluster(db, h.vectors, a, { thread: 'inline' });
+      const fromMemory = await recluster(db, h.vectors, b, { thread: 'inline', read });
+      expect(mentions).toBeGreaterThan(events.length);
+      expect(fromMemory).toEqual(fromSql);
+      expect(await clusters(b)).toEqual(await clusters(a));
+    } finally {
+      await memory.close();
+    }
   });
 
   /** The database, aborting `controller` as it runs its `at`-th statement (counting every statement, in transactions too). */

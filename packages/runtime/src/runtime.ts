@@ -7,9 +7,11 @@ import {
   createSecretBox,
   migrate,
   openDatabase,
+  openSearchReadModel,
   openVectorStore,
   pingDatabase,
   type Db,
+  type SearchReadModel,
   type SecretBox,
   type VectorStore,
 } from '@engram/stores';
@@ -37,6 +39,12 @@ export interface Runtime {
   /** Second stages of search: `balanced` (learned or hosted reranker) and `thorough` (LLM, when configured). */
   rankers: { reranker?: Reranker; llm?: Reranker };
   admin: { token: string | null; created: boolean; verify: (token: string) => boolean };
+  /**
+   * The process's one search read model, opened on first use: in memory on the embedded default (it
+   * follows the items' change feed), SQL on a Postgres server. Search reads it, and so does the
+   * re-cluster job (members' entity mentions), so the embedded database serves neither.
+   */
+  searchRead(): SearchReadModel & { loaded(): Promise<boolean> };
   /** The embedding model differs from the stored vectors' model: items must be re-embedded. */
   modelChanged: boolean;
   /** True once stores are reachable and migrations applied; false from the start of shutdown. */
@@ -80,6 +88,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
   const secretBox = createSecretBox(await loadSecretKey({ dataDir: config.dataDir, fromEnv: config.secretKey, fromFile: config.secretKeyFile }));
   const admin = await bootstrapAdminToken(db, { dataDir: config.dataDir, fromEnv: config.adminToken });
   let draining = false;
+  let searchRead: (SearchReadModel & { loaded(): Promise<boolean> }) | null = null;
 
   return {
     config,
@@ -93,6 +102,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
     rankers: createRankers(config),
     admin,
     modelChanged: collection.modelChanged,
+    searchRead: () => (searchRead ??= openSearchReadModel(db, config.searchMaxStalenessMs ? { maxStalenessMs: config.searchMaxStalenessMs } : {})),
     async ready() {
       if (draining) return false;
       const ok = await pingDatabase(db);
@@ -105,6 +115,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
       draining = true;
       await queue.close(config.shutdownTimeoutMs).catch((err: unknown) => logger.error({ err }, 'queue close failed'));
       await embedder.close().catch((err: unknown) => logger.error({ err }, 'embedder close failed'));
+      await searchRead?.close().catch((err: unknown) => logger.error({ err }, 'search read model close failed'));
       await vectors.close().catch((err: unknown) => logger.error({ err }, 'vector store close failed'));
       await db.close().catch((err: unknown) => logger.error({ err }, 'database close failed'));
     },

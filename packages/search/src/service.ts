@@ -121,8 +121,8 @@ export function createSearchService(deps: SearchDeps) {
     search,
     /** The first stage's read model (in memory on the embedded default). */
     readModel: read,
-    /** Settles once the read model this service opened has loaded (or failed to: SQL serves); at once for an injected one. */
-    readModelLoaded: (): Promise<boolean> => opened?.loaded() ?? Promise.resolve(false),
+    /** Settles once the read model has loaded (or failed to: SQL serves); at once for an injected one that cannot say. */
+    readModelLoaded: (): Promise<boolean> => (opened ?? deps.read)?.loaded?.() ?? Promise.resolve(false),
     /** The query embedder search uses (memoized), for find-similar on text that is not indexed. */
     embedder,
     async close(): Promise<void> {

@@ -105,7 +105,9 @@ async function snapshot(read: SearchReadModel, filter: ItemFilter, terms: string
   const stats = await read.stats(filter.workspaceId);
   // A result's entities, in the order it lists them.
   const itemEntities = [...(await read.itemEntities(filter.workspaceId, ids))].sort((a, b) => (a[0] < b[0] ? -1 : 1));
-  return { documents: postings.documents, avgLength: Number(postings.avgLength.toFixed(6)), lists, entities, rows, prs, statsDocs: stats.documents, itemEntities };
+  // The re-cluster's read: an item's mentions of some categories, in (category, key) order, with document frequencies.
+  const mentions = [...(await read.itemMentions(filter.workspaceId, ids, ['keyword', 'language', 'file']))].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  return { documents: postings.documents, avgLength: Number(postings.avgLength.toFixed(6)), lists, entities, rows, prs, statsDocs: stats.documents, itemEntities, mentions };
 }
 
 describe.each(databaseBackends())('search read model on $name: the in-memory index answers as SQL does', ({ url }) => {
@@ -160,7 +162,7 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     // (as a cascade does) leaves them behind, while the in-memory index counts what is there.
     const compare = async (label: string, countsKept = true) => {
       const counts = (x: Awaited<ReturnType<typeof snapshot>>) =>
-        countsKept ? x : { ...x, lists: x.lists.filter((l) => l.postings.length > 0).map((l) => ({ ...l, df: 0 })), entities: x.entities.map((e) => ({ ...e, itemCount: 0 })), itemEntities: x.itemEntities.map(([id, es]) => [id, [...es].sort((a, b) => (a.key < b.key ? -1 : 1))] as const) };
+        countsKept ? x : { ...x, lists: x.lists.filter((l) => l.postings.length > 0).map((l) => ({ ...l, df: 0 })), entities: x.entities.map((e) => ({ ...e, itemCount: 0 })), itemEntities: x.itemEntities.map(([id, es]) => [id, [...es].sort((a, b) => (a.key < b.key ? -1 : 1))] as const), mentions: x.mentions.map(([id, ms]) => [id, ms.map((m) => ({ ...m, df: 0 }))] as const) };
       for (const filter of filters) {
         const expected = await snapshot(createSqlReadModel(db), filter, terms, keys, [...ids, 'nope']);
         expect(counts(await snapshot(memory, filter, terms, keys, [...ids, 'nope'])), `${label} ${JSON.stringify(filter)}`).toEqual(counts(expected));
@@ -171,6 +173,12 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     expect(first.lists.find((l) => l.term === 'decorators')?.postings.map((x) => x.item)).toEqual([ids[0], ids[1]]);
     expect(first.prs).toEqual([[ids[1], ids[0]]]);
     expect(first.itemEntities[0]![1].map((e) => e.key)).toEqual(['alice', 'src/printer.js', 'decorators', 'yaml']);
+    // Persons left out, the rest by category then key, each entity's items counted.
+    expect(first.mentions[0]).toEqual([ids[0], [
+      { category: 'file', key: 'src/printer.js', confidence: 0.9, df: 1 },
+      { category: 'keyword', key: 'decorators', confidence: 0.9, df: 2 },
+      { category: 'language', key: 'yaml', confidence: 0.9, df: 2 },
+    ]]);
 
     // A new item, then an update that changes its words, are read on the next read.
     ids.push(await write(db, ws, { n: 4, title: 'markdown lists', body: 'nested lists in markdown', entities: [{ category: 'language', key: 'markdown', confidence: 1 }] }, p));

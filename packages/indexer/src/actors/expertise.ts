@@ -1,5 +1,5 @@
 import { isAutomationName } from '@engram/contracts';
-import { countActorItems, loadActorRoles, loadClusterKeywordsOfItems, loadExpertiseActors, saveActorExpertise, type ActorExpertiseUpdate, type Queryable } from '@engram/stores';
+import { countActorItems, loadActorRoles, loadClusterKeywordsOfItems, loadExpertiseActors, saveActorExpertise, type ActorExpertiseUpdate, type Queryable, type SearchReadModel } from '@engram/stores';
 import { titleKeywords } from '../entities/keywords.js';
 import { inverseDocumentFrequency, type TopicalEntity } from '../clusters/features.js';
 import { countItems, loadItemTexts, loadTopicalEntities } from '../clusters/itemTopics.js';
@@ -107,7 +107,17 @@ function keywordDomain(keyword: string): string | null {
  * Recomputes expertise of the given actors (all of the workspace's when omitted); returns how many were
  * updated. `itemCount`: the workspace's items (the IDF's N) when the caller knows it, else counted.
  */
-export async function refreshExpertise(db: Queryable, workspaceId: string, actorIds?: string[], options: { itemCount?: number } = {}): Promise<number> {
+/**
+ * `itemCount`: the workspace's item count (the IDF's N) when the caller has a recent one. `read`: where
+ * items' entity mentions are read (the search's read model holds them in memory on the embedded
+ * default); default SQL.
+ */
+export async function refreshExpertise(
+  db: Queryable,
+  workspaceId: string,
+  actorIds?: string[],
+  options: { itemCount?: number; read?: Pick<SearchReadModel, 'itemMentions'> } = {},
+): Promise<number> {
   const actors = await loadExpertiseActors(db, workspaceId, actorIds);
   if (actors.length === 0) return 0;
   // Bots get no expertise, so their items are counted, not read: a bot is often the workspace's most
@@ -127,7 +137,7 @@ export async function refreshExpertise(db: Queryable, workspaceId: string, actor
   }
   const itemIds = [...new Set(roles.map((r) => r.itemId))];
   const itemCount = options.itemCount ?? (await countItems(db, workspaceId));
-  const entities = await loadTopicalEntities(db, workspaceId, itemIds, itemCount);
+  const entities = await loadTopicalEntities(options.read ?? db, workspaceId, itemIds, itemCount);
   const clusters = new Map(
     (await loadClusterKeywordsOfItems(db, itemIds, MIN_TOPIC_CLUSTER)).map((c) => [c.itemId, { keywords: c.keywords, idf: inverseDocumentFrequency(itemCount, c.memberCount) }]),
   );

@@ -1,4 +1,4 @@
-import { countWorkspaceItems, listItemMentions, listItemTitles, type ItemTitleRow, type Queryable } from '@engram/stores';
+import { countWorkspaceItems, listItemMentions, listItemTitles, type ItemTitleRow, type Queryable, type SearchReadModel } from '@engram/stores';
 import { TOPICAL_CATEGORIES, toTopicalEntity, type EntityRow, type TopicalEntity } from './features.js';
 
 export { toTopicalEntity, type EntityRow };
@@ -8,15 +8,20 @@ export const countItems = (db: Queryable, workspaceId: string): Promise<number> 
 
 /**
  * The topical entity mentions of each item (document frequency is `entities.item_count`, kept by the
- * pipeline). Items without any are absent from the map.
+ * pipeline), from SQL or from a read model. Items without any are absent from the map.
  */
-export const loadTopicalMentions = (db: Queryable, workspaceId: string, itemIds: readonly string[]): Promise<Map<string, EntityRow[]>> =>
-  listItemMentions(db, itemIds, TOPICAL_CATEGORIES) as Promise<Map<string, EntityRow[]>>;
+export const loadTopicalMentions = (from: Queryable | Pick<SearchReadModel, 'itemMentions'>, workspaceId: string, itemIds: readonly string[]): Promise<Map<string, EntityRow[]>> =>
+  ('itemMentions' in from ? from.itemMentions(workspaceId, itemIds, TOPICAL_CATEGORIES) : listItemMentions(from, itemIds, TOPICAL_CATEGORIES)) as Promise<Map<string, EntityRow[]>>;
 
 /** The topical entities of each item, weighted by their IDF in the workspace. Items without any are absent. */
-export async function loadTopicalEntities(db: Queryable, workspaceId: string, itemIds: readonly string[], itemCount: number): Promise<Map<string, TopicalEntity[]>> {
+export async function loadTopicalEntities(
+  from: Queryable | Pick<SearchReadModel, 'itemMentions'>,
+  workspaceId: string,
+  itemIds: readonly string[],
+  itemCount: number,
+): Promise<Map<string, TopicalEntity[]>> {
   const out = new Map<string, TopicalEntity[]>();
-  for (const [itemId, rows] of await loadTopicalMentions(db, workspaceId, itemIds)) out.set(itemId, rows.map((r) => toTopicalEntity(r, itemCount)));
+  for (const [itemId, rows] of await loadTopicalMentions(from, workspaceId, itemIds)) out.set(itemId, rows.map((r) => toTopicalEntity(r, itemCount)));
   return out;
 }
 

@@ -52,7 +52,7 @@ export function expertiseHandler(runtime: Runtime): Pick<JobHandlers, 'actors.ex
   return {
     'actors.expertise': async ({ workspaceId, actorIds }) => {
       if (actorIds) {
-        await refreshExpertise(runtime.db, workspaceId, actorIds);
+        await refreshExpertise(runtime.db, workspaceId, actorIds, { read: runtime.searchRead() });
         return;
       }
       const started = performance.now();
@@ -62,7 +62,7 @@ export function expertiseHandler(runtime: Runtime): Pick<JobHandlers, 'actors.ex
       const itemCount = busy && stale.length > 0 ? await recentCount(workspaceId) : undefined;
       for (let i = 0; i < stale.length; i += ACTORS_PER_CALL) {
         const part = stale.slice(i, i + ACTORS_PER_CALL);
-        await refreshExpertise(runtime.db, workspaceId, part.map((s) => s.actorId), itemCount === undefined ? {} : { itemCount });
+        await refreshExpertise(runtime.db, workspaceId, part.map((s) => s.actorId), { read: runtime.searchRead(), ...(itemCount === undefined ? {} : { itemCount }) });
         await clearStaleExpertise(runtime.db, part);
       }
       passes.ran(workspaceId, performance.now() - started);

@@ -54,7 +54,7 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
       // workspace's current clusters and model.
       const began = performance.now();
       let started = began;
-      const res = await recluster(db, vectors, workspaceId, { signal });
+      const res = await recluster(db, vectors, workspaceId, { signal, read: runtime.searchRead() });
       logger.info({ workspaceId, ...res, ms: Math.round(performance.now() - started) }, 'recluster done');
       // The area model follows the same bursts: new changes bring new files and titles.
       started = performance.now();

@@ -16,8 +16,11 @@ export interface SearchDeps {
   db: Db;
   vectors: VectorStore;
   embedder: QueryEmbedder;
-  /** The first stage's reads; default: in memory on PGlite, SQL on a Postgres server (`openSearchReadModel`). */
-  read?: SearchReadModel;
+  /**
+   * The first stage's reads; default: in memory on PGlite, SQL on a Postgres server (`openSearchReadModel`).
+   * One given is its owner's to close; `loaded` (as `openSearchReadModel` has it) says when its load settled.
+   */
+  read?: SearchReadModel & { loaded?(): Promise<boolean> };
   /** With the default read model in memory: how long a search waits for a catch-up behind an import's writes. */
   readStalenessMs?: number;
   /** Embedded default: how stale a search's context snapshots (clusters, people) may be while writes go on (`snapshotAtRest`). */

@@ -4,6 +4,7 @@ import { itemPredicate } from './filterSql.js';
 import { actorRolesOf } from './people.js';
 import { pgNumberArray } from './pgArrays.js';
 import { GrowingPostingList, parseTsvector, type DocumentTerm } from './postingLists.js';
+import type { MentionRow } from '../../repositories/clusters.js';
 import { ENTITIES_PER_ITEM, type ActorItemRow, type CollectionStats, type EntityMatch, type EntityMatchesRead, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
 
 /** Items read per page when loading: bounded work between yields to the event loop. */
@@ -679,6 +680,34 @@ export function createMemoryReadModel(
         if (prs === undefined || prs.size === 0) continue;
         out.set(commit, prs.size === 1 ? (prs.values().next().value as string) : smallest(prs));
       }
+      return out;
+    },
+
+    async itemMentions(workspaceId, itemIds, categories): Promise<Map<string, MentionRow[]>> {
+      if (!(await use())) return fallback.itemMentions(workspaceId, itemIds, categories);
+      const ws = workspaces.get(workspaceId);
+      const wanted = new Set(categories);
+      const out = new Map<string, MentionRow[]>();
+      // Items this model has not applied yet (indexed since its last catch-up) are read from SQL.
+      const unseen: string[] = [];
+      for (const id of itemIds) {
+        const doc = ws?.ordOf.get(id);
+        if (!ws || doc === undefined) {
+          unseen.push(id);
+          continue;
+        }
+        const spans = ws.entitiesOf;
+        const rows: MentionRow[] = [];
+        for (let i = spans.start(doc), end = spans.end(doc); i < end; i++) {
+          const entry = ws.entities[spans.values[i]!]!;
+          if (wanted.has(entry.category)) rows.push({ category: entry.category, key: entry.key, confidence: spans.weights![i]!, df: entry.live });
+        }
+        if (rows.length === 0) continue;
+        // (category, key) in binary order: the embedded database's collation is C.
+        rows.sort((a, b) => (a.category < b.category ? -1 : a.category > b.category ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        out.set(id, rows);
+      }
+      if (unseen.length > 0) for (const [id, rows] of await fallback.itemMentions(workspaceId, unseen, categories)) out.set(id, rows);
       return out;
     },
 

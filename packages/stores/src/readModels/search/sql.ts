@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db.js';
 import { itemFilterSql, narrowsItems } from './filterSql.js';
 import { itemEntities } from '../enrichment.js';
+import { listItemMentions } from '../../repositories/clusters.js';
 import { actorRolesOf, itemsOfActors } from './people.js';
 import { packFields } from './postingLists.js';
 import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatchesRead, type PoolRow, type PostingList, type PostingsRead, type SearchReadModel } from './types.js';
@@ -176,6 +177,7 @@ export function createSqlReadModel(db: Queryable): SearchReadModel {
 
     itemsOfActors: (filter, actorIds, limit) => itemsOfActors(db, filter, actorIds, limit),
     actorRoles: (_workspaceId, itemIds) => actorRolesOf(db, itemIds),
+    itemMentions: (_workspaceId, itemIds, categories) => listItemMentions(db, itemIds, categories),
 
     refresh: async () => undefined,
     close: async () => undefined,

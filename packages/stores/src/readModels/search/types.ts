@@ -1,3 +1,4 @@
+import type { MentionRow } from '../../repositories/clusters.js';
 import type { VectorFilter } from '../../vector/types.js';
 
 /** Filters every retrieval read applies inside the read, never after a top-k cut (the vector store's shape). */
@@ -107,6 +108,12 @@ export interface SearchReadModel {
   itemsOfActors(filter: ItemFilter, actorIds: readonly string[], limit: number): Promise<ActorItemRow[]>;
   /** The (actor, role) rows of each of these items that has any, in no set order. */
   actorRoles(workspaceId: string, itemIds: readonly string[]): Promise<Map<string, Omit<ActorItemRow, 'id'>[]>>;
+  /**
+   * The mentions of entities in `categories` of each of these items that has any, in (category, key)
+   * order, each with its entity's document frequency: what the re-cluster builds an item's topical
+   * feature from.
+   */
+  itemMentions(workspaceId: string, itemIds: readonly string[], categories: readonly string[]): Promise<Map<string, MentionRow[]>>;
   /** Brings an in-memory index up to date with every committed write (no-op for SQL). */
   refresh(): Promise<void>;
   close(): Promise<void>;

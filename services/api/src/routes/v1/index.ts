@@ -17,7 +17,7 @@ export function queryServiceFor(runtime: Runtime, options: { connectorFor?: Prox
     db: runtime.db,
     vectors: runtime.vectors,
     embedder: runtime.queryEmbedder,
-    readStalenessMs: runtime.config.searchMaxStalenessMs,
+    read: runtime.searchRead(),
     ...(runtime.config.searchConcurrency !== undefined ? { concurrency: runtime.config.searchConcurrency } : {}),
     contextStalenessMs: runtime.config.searchContextStalenessMs,
     ...runtime.rankers,
