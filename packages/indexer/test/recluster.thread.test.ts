@@ -183,6 +183,7 @@ describe('the re-cluster job and the area model, in a worker thread and inline',
     const memory = createMemoryReadModel(db, createSqlReadModel(db));
     let mentions = 0;
     const read = {
+      stats: (workspaceId: string) => memory.stats(workspaceId),
       itemMentions: async (...args: Parameters<typeof memory.itemMentions>) => {
         const out = await memory.itemMentions(...args);
         for (const rows of out.values()) mentions += rows.length;

@@ -108,15 +108,15 @@ function keywordDomain(keyword: string): string | null {
  * updated. `itemCount`: the workspace's items (the IDF's N) when the caller knows it, else counted.
  */
 /**
- * `itemCount`: the workspace's item count (the IDF's N) when the caller has a recent one. `read`: where
- * items' entity mentions are read (the search's read model holds them in memory on the embedded
- * default); default SQL.
+ * `itemCount`: the workspace's item count (the IDF's N) when the caller has one. `read`: where items'
+ * entity mentions and the item count are read (the search's read model holds them in memory on the
+ * embedded default); default SQL.
  */
 export async function refreshExpertise(
   db: Queryable,
   workspaceId: string,
   actorIds?: string[],
-  options: { itemCount?: number; read?: Pick<SearchReadModel, 'itemMentions'> } = {},
+  options: { itemCount?: number; read?: Pick<SearchReadModel, 'itemMentions' | 'stats'> } = {},
 ): Promise<number> {
   const actors = await loadExpertiseActors(db, workspaceId, actorIds);
   if (actors.length === 0) return 0;
@@ -136,7 +136,7 @@ export async function refreshExpertise(
     involvement.set(r.actorId, items);
   }
   const itemIds = [...new Set(roles.map((r) => r.itemId))];
-  const itemCount = options.itemCount ?? (await countItems(db, workspaceId));
+  const itemCount = options.itemCount ?? (await countItems(options.read ?? db, workspaceId));
   const entities = await loadTopicalEntities(options.read ?? db, workspaceId, itemIds, itemCount);
   const clusters = new Map(
     (await loadClusterKeywordsOfItems(db, itemIds, MIN_TOPIC_CLUSTER)).map((c) => [c.itemId, { keywords: c.keywords, idf: inverseDocumentFrequency(itemCount, c.memberCount) }]),

@@ -3,8 +3,12 @@ import { TOPICAL_CATEGORIES, toTopicalEntity, type EntityRow, type TopicalEntity
 
 export { toTopicalEntity, type EntityRow };
 
-/** Number of items in the workspace, the N of every IDF here. */
-export const countItems = (db: Queryable, workspaceId: string): Promise<number> => countWorkspaceItems(db, workspaceId);
+/**
+ * Number of items in the workspace, the N of every IDF here: counted in SQL, or the read model's document
+ * count (in memory on the embedded default, where counting 100k items held the database for 0.15-0.3 s).
+ */
+export const countItems = async (from: Queryable | Pick<SearchReadModel, 'stats'>, workspaceId: string): Promise<number> =>
+  'stats' in from ? (await from.stats(workspaceId)).documents : countWorkspaceItems(from, workspaceId);
 
 /**
  * The topical entity mentions of each item (document frequency is `entities.item_count`, kept by the

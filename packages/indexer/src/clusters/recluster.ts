@@ -37,11 +37,12 @@ export interface ReclusterOptions extends Partial<PartitionOptions> {
    */
   signal?: AbortSignal;
   /**
-   * Where members' entity mentions are read: the search's read model, which on the embedded default
-   * holds them in memory (reading them from the database was ~25 ms a page of 200 members, ~12 s of
-   * the database thread for a 100k workspace, beside an import's writes). Default: SQL.
+   * Where members' entity mentions and the workspace's item count are read: the search's read model,
+   * which on the embedded default holds them in memory (reading mentions from the database was ~25 ms a
+   * page of 200 members, ~12 s of the database thread for a 100k workspace, beside an import's writes).
+   * Default: SQL.
    */
-  read?: Pick<SearchReadModel, 'itemMentions'>;
+  read?: Pick<SearchReadModel, 'itemMentions' | 'stats'>;
 }
 
 export interface ReclusterResult {
@@ -96,7 +97,7 @@ export async function recluster(database: Db, vectors: VectorStore, workspaceId:
       splitGain: options.splitGain ?? DEFAULT_PARTITION.splitGain,
     },
     space: options.space ?? DEFAULT_FEATURE_SPACE,
-    itemCount: await countItems(db, workspaceId),
+    itemCount: await countItems(options.read ?? db, workspaceId),
     centralTitlesMinMembers: options.summarize ? (options.summarizeMinMembers ?? 3) : 0,
   };
   await dropStaleReclusterStages(db, workspaceId, STALE_STAGE_MS);

@@ -1,6 +1,6 @@
 import { refreshExpertise } from '@engram/indexer';
 import type { JobHandlers } from '@engram/queue';
-import { clearStaleExpertise, countWorkspaceItems, listStaleExpertise } from '@engram/stores';
+import { clearStaleExpertise, listStaleExpertise } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
 import { isIndexing, pacer } from './pace.js';
 
@@ -12,13 +12,6 @@ const ACTORS_PER_CALL = 200;
  * few new items, and during a 100k import such reads were a third of the database's time.
  */
 const BUSY_MAX_ITEMS = 300;
-
-/**
- * While items are being indexed, a pass takes the workspace's item count (the IDF's N) from a count at most
- * this old: at 100k items counting took 0.2-0.3 s of the embedded database's one connection, once a pass,
- * every few seconds of an import, for a number that moves by a sliver. Outside indexing, passes count.
- */
-const BUSY_COUNT_MAX_AGE_MS = 60_000;
 
 /** At least 5 s between two passes over a workspace, and four times the last pass's duration: at most a fifth of the time. */
 const passes = pacer(5_000, 4);
@@ -41,14 +34,6 @@ export async function requestExpertisePass(runtime: Runtime, workspaceId: string
  * then clears the marks it read; a mark renewed meanwhile stays for the next pass.
  */
 export function expertiseHandler(runtime: Runtime): Pick<JobHandlers, 'actors.expertise'> {
-  const counts = new Map<string, { at: number; count: number }>();
-  const recentCount = async (workspaceId: string): Promise<number> => {
-    const known = counts.get(workspaceId);
-    if (known && performance.now() - known.at < BUSY_COUNT_MAX_AGE_MS) return known.count;
-    const count = await countWorkspaceItems(runtime.db, workspaceId);
-    counts.set(workspaceId, { at: performance.now(), count });
-    return count;
-  };
   return {
     'actors.expertise': async ({ workspaceId, actorIds }) => {
       if (actorIds) {
@@ -59,10 +44,12 @@ export function expertiseHandler(runtime: Runtime): Pick<JobHandlers, 'actors.ex
       const busy = await isIndexing(runtime);
       // The last event of a burst asks for a pass that runs once the burst is over: it takes everyone left.
       const stale = (await listStaleExpertise(runtime.db, workspaceId)).filter((s) => !busy || s.itemCount <= BUSY_MAX_ITEMS);
-      const itemCount = busy && stale.length > 0 ? await recentCount(workspaceId) : undefined;
+      // The item count (the IDF's N) comes from the read model: in memory on the embedded default, where
+      // counting 100k items took 0.15-0.3 s of the database's one connection, once a pass, every few
+      // seconds of an import; on a Postgres server the SQL read model's count, at most 30 s old.
       for (let i = 0; i < stale.length; i += ACTORS_PER_CALL) {
         const part = stale.slice(i, i + ACTORS_PER_CALL);
-        await refreshExpertise(runtime.db, workspaceId, part.map((s) => s.actorId), { read: runtime.searchRead(), ...(itemCount === undefined ? {} : { itemCount }) });
+        await refreshExpertise(runtime.db, workspaceId, part.map((s) => s.actorId), { read: runtime.searchRead() });
         await clearStaleExpertise(runtime.db, part);
       }
       passes.ran(workspaceId, performance.now() - started);
