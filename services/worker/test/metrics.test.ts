@@ -86,12 +86,17 @@ describe.skipIf(!postgres || !redis)(postgres && redis ? 'worker /metrics (postg
       .poll(async () => (await getImportProgress(runtime.db, imported.importId))?.pending, { timeout: 60_000, interval: 200 })
       .toBe(0);
 
+    const worker = { service: 'engram-worker' };
+    const scrape = async () => (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+    // A job is counted when its handler returns, which is after its event is marked indexed (the handler then
+    // asks for a re-cluster and an expertise pass): the last jobs may still be finishing.
+    await expect
+      .poll(async () => sample(await scrape(), 'engram_jobs_total', { ...worker, queue: 'index.event', outcome: 'completed' }), { timeout: 10_000, interval: 100 })
+      .toBeGreaterThanOrEqual(4);
     const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
-    const worker = { service: 'engram-worker' };
-    expect(sample(text, 'engram_jobs_total', { ...worker, queue: 'index.event', outcome: 'completed' })).toBeGreaterThanOrEqual(4);
     expect(sample(text, 'engram_embedding_calls_total', { ...worker, use: 'index' })).toBeGreaterThan(0);
     expect(sample(text, 'engram_embedding_texts_total', { ...worker, use: 'index' })).toBeGreaterThanOrEqual(4);
     expect(sample(text, 'engram_embedding_errors_total', { ...worker, use: 'index' })).toBe(0);
