@@ -41,8 +41,9 @@ export interface Runtime {
   admin: { token: string | null; created: boolean; verify: (token: string) => boolean };
   /**
    * The process's one search read model, opened on first use: in memory on the embedded default (it
-   * follows the items' change feed), SQL on a Postgres server. Search reads it, and so does the
-   * re-cluster job (members' entity mentions), so the embedded database serves neither.
+   * follows the items' change feed), SQL on a Postgres server. Search reads it, and so do the re-cluster
+   * and expertise jobs (items' entity mentions, the workspace's item count), so on the embedded default
+   * the database serves none of those reads.
    */
   searchRead(): SearchReadModel & { loaded(): Promise<boolean> };
   /** The embedding model differs from the stored vectors' model: items must be re-embedded. */
