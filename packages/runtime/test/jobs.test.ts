@@ -75,6 +75,42 @@ describe('background jobs keep the area model current', () => {
   }, 60_000);
 });
 
+describe('re-clusters during a burst of indexing', () => {
+  let t: Awaited<ReturnType<typeof testRuntime>>;
+  let runtime: Runtime;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'engram-jobs-burst-'));
+    const logger = createLogger({ level: 'info', name: 'jobs-test', destination: new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) }) });
+    runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'info' }), logger, { embedder: createHashEmbedder({ dimensions: 64 }) });
+    const jobs = await startJobs(runtime);
+    t = { runtime, startJobs: async () => undefined, close: async () => (await jobs.stop(), await runtime.close(), await rm(dataDir, { recursive: true, force: true })) };
+  }, 60_000);
+  afterAll(async () => t?.close());
+
+  const reclustersOf = (ws: string) => lines.filter((l) => l.includes('"recluster done"') && l.includes(ws)).length;
+  const burst = async (ws: string, numbers: number[]) => {
+    const { ids } = await stageEvents(runtime.db, { workspaceId: ws, events: numbers.map((n) => change(n, `src/f${n % 5}.js`)) });
+    await runtime.queue.enqueueMany('index.event', ids.map((eventId) => ({ payload: { workspaceId: ws, eventId }, jobId: eventId })));
+    await runtime.queue.idle();
+  };
+
+  it('re-clusters a small import into a large workspace once, when it is over; a new workspace also during it', async () => {
+    const small = (await createWorkspace(runtime.db, 'new')).id;
+    await burst(small, [1, 2, 3]);
+    // The burst's own re-cluster (everything in it is new), then the one once it is quiet.
+    expect(reclustersOf(small)).toBe(2);
+
+    const large = (await createWorkspace(runtime.db, 'large')).id;
+    const indexer = createIndexer({ db: runtime.db, vectors: runtime.vectors, embedder: runtime.embedder });
+    await stageAndIndex(runtime.db, indexer, large, Array.from({ length: 40 }, (_, i) => change(100 + i, `src/f${i % 5}.js`)));
+    await burst(large, [200, 201]);
+    // Two new items of 42: only the re-cluster once the burst is over, which holds them.
+    expect(reclustersOf(large)).toBe(1);
+    expect(await getAreaModelVersion(runtime.db, large)).toMatchObject({ changes: 42 });
+  }, 90_000);
+});
+
 describe('an event whose every attempt failed', () => {
   let t: Awaited<ReturnType<typeof testRuntime>>;
   let runtime: Runtime;

@@ -8,7 +8,8 @@ import { rebuildWhenQuiet, requestBurstRecluster } from './recluster.js';
 /**
  * `index.event`: one staged event becomes one indexed item (concurrent jobs share batches in the
  * indexer). New items re-cluster the workspace soon after a burst (at most one re-cluster per workspace
- * per ten minutes, and per ten times the last one's duration: `requestBurstRecluster`), besides the
+ * per ten minutes, and per ten times the last one's duration, once the burst holds a tenth of the
+ * workspace: `requestBurstRecluster`), besides the
  * periodic schedule: merges reunite what concurrent assignment split. And once more when the backlog
  * drains (an import or a sync page is done), once no indexing is left running, so the clusters and the
  * area model hold what the burst's later events brought. Actors whose items changed get their expertise

@@ -23,13 +23,30 @@ export async function rebuildWhenQuiet(runtime: Runtime, workspaceId: string): P
 const burstReclusters = pacer(600_000, 10);
 
 /**
+ * Share of a workspace's items that a burst must have brought since its last re-cluster before it asks
+ * for one of its own: a re-cluster reads and recomputes every member, so 2,000 new items in a workspace
+ * of 100,000 would pay for 100,000 (at 100k items a re-cluster beside an import took ~50 s of both cores,
+ * and the one once the burst is over followed it anyway). An empty or new workspace asks at once, as before.
+ */
+const BURST_SHARE = 0.1;
+
+/** Items indexed per workspace since its last re-cluster began, in this process. */
+const indexedSince = new Map<string, number>();
+
+/**
  * Asks for a re-cluster during a burst of indexing: merges reunite what concurrent assignment split.
  * Requests share a job per window of at least ten minutes, and of ten times the last re-cluster's
  * duration: at 100k items a re-cluster takes minutes of the database's time, and one every ten minutes
- * of an hour-long import took a third of it. The re-cluster once the burst is over (`rebuildWhenQuiet`)
- * is not paced.
+ * of an hour-long import took a third of it. And only once the burst has indexed BURST_SHARE of the
+ * workspace since its last re-cluster: a small import into a large workspace waits for the re-cluster
+ * once the burst is over (`rebuildWhenQuiet`), which is not paced.
  */
 export async function requestBurstRecluster(runtime: Runtime, workspaceId: string): Promise<void> {
+  const since = (indexedSince.get(workspaceId) ?? 0) + 1;
+  indexedSince.set(workspaceId, since);
+  // The read model's count (in memory on the embedded default, cached on a server) already holds most of the burst.
+  const { documents } = await runtime.searchRead().stats(workspaceId);
+  if (since < BURST_SHARE * Math.max(0, documents - since)) return;
   const window = burstReclusters.window(workspaceId);
   await runtime.queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${window.id}`, delayMs: 5_000 });
 }
@@ -54,6 +71,8 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
       // workspace's current clusters and model.
       const began = performance.now();
       let started = began;
+      // What this re-cluster will read counts as seen by it: a burst counts from here.
+      const counted = indexedSince.get(workspaceId) ?? 0;
       const res = await recluster(db, vectors, workspaceId, { signal, read: runtime.searchRead() });
       logger.info({ workspaceId, ...res, ms: Math.round(performance.now() - started) }, 'recluster done');
       // The area model follows the same bursts: new changes bring new files and titles.
@@ -61,6 +80,7 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
       const areas = await rebuildAreaModel(db, workspaceId, { signal });
       logger.info({ workspaceId, ...areas, ms: Math.round(performance.now() - started) }, 'area model rebuilt');
       burstReclusters.ran(workspaceId, performance.now() - began);
+      indexedSince.set(workspaceId, Math.max(0, (indexedSince.get(workspaceId) ?? 0) - counted));
       // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow,
       // and the space of the rows this job replaced is made reusable (PGlite has no autovacuum).
       const between = async () => {
