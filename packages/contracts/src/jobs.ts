@@ -22,6 +22,8 @@ export const ReclusterPayload = z.object({
   workspaceId: z.string(),
   /** Run only once no indexing is waiting or running; until then the job puts itself back, a few seconds later. */
   whenQuiet: z.boolean().optional(),
+  /** Asked for during a burst of indexing (paced: `requestBurstRecluster`). */
+  burst: z.boolean().optional(),
 });
 export type ReclusterPayload = z.infer<typeof ReclusterPayload>;
 

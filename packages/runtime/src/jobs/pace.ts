@@ -7,15 +7,22 @@ import type { Runtime } from '../runtime.js';
  */
 export function pacer(minMs: number, factor: number) {
   const lastRunMs = new Map<string, number>();
+  const endedAt = new Map<string, number>();
   return {
     /** The window a request made now falls in: its length (the delay before the job runs) and an id for it. */
     window(workspaceId: string): { ms: number; id: string } {
       const ms = Math.max(minMs, factor * (lastRunMs.get(workspaceId) ?? 0));
       return { ms, id: `${ms}:${Math.floor(Date.now() / ms)}` };
     },
-    /** Records a run's duration: what paces the next window. */
+    /** How long from now until the pace allows the next run: `minMs`, and `factor` times the last run's duration, after its end. */
+    untilDue(workspaceId: string): number {
+      const ended = endedAt.get(workspaceId);
+      return ended === undefined ? 0 : Math.max(0, ended + Math.max(minMs, factor * (lastRunMs.get(workspaceId) ?? 0)) - Date.now());
+    },
+    /** Records a run's duration (it ended now): what paces the next window. */
     ran(workspaceId: string, ms: number): void {
       lastRunMs.set(workspaceId, ms);
+      endedAt.set(workspaceId, Date.now());
     },
   };
 }

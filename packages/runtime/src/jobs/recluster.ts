@@ -1,13 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { rebuildAreaModel, recluster } from '@engram/indexer';
 import type { JobHandlers } from '@engram/queue';
-import { getAreaModelVersion, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
+import { getAreaModelVersion, hasPendingEvents, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
 import { isIndexing, pacer } from './pace.js';
 
 /** How long a re-cluster waiting for indexing to go quiet sleeps between looks. */
 const QUIET_POLL_MS = 5_000;
-
 /**
  * One re-cluster per build of the area model once indexing is quiet: every drain seen while the model
  * is build B asks for the job `after:B`, so drains collapse into one job until it has rebuilt, and a
@@ -21,6 +20,8 @@ export async function rebuildWhenQuiet(runtime: Runtime, workspaceId: string): P
 
 /** A burst's re-clusters: at least ten minutes apart, and ten times the last one's duration (at most a tenth of the time). */
 const burstReclusters = pacer(600_000, 10);
+/** Workspaces with a burst's re-cluster asked for and not yet started, in this process. */
+const burstPending = new Set<string>();
 
 /**
  * Share of a workspace's items that a burst must have brought since its last re-cluster before it asks
@@ -35,32 +36,53 @@ const indexedSince = new Map<string, number>();
 
 /**
  * Asks for a re-cluster during a burst of indexing: merges reunite what concurrent assignment split.
- * Requests share a job per window of at least ten minutes, and of ten times the last re-cluster's
- * duration: at 100k items a re-cluster takes minutes of the database's time, and one every ten minutes
- * of an hour-long import took a third of it. And only once the burst has indexed BURST_SHARE of the
- * workspace since its last re-cluster: a small import into a large workspace waits for the re-cluster
- * once the burst is over (`rebuildWhenQuiet`), which is not paced.
+ * One at a time per workspace, each at least ten minutes after the last re-cluster ended and ten times
+ * its duration: at 100k items a re-cluster takes minutes of the database's time, and one every ten
+ * minutes of an hour-long import took a third of it. (A job id per window, deduplicated by the queue,
+ * paced them before: the queue remembers the last 10,000 jobs, so an import re-clustered every 10,000
+ * items.) And only once the burst has indexed BURST_SHARE of the workspace since its last re-cluster: a
+ * small import into a large workspace waits for the re-cluster once the burst is over
+ * (`rebuildWhenQuiet`), which is not paced.
  */
 export async function requestBurstRecluster(runtime: Runtime, workspaceId: string): Promise<void> {
-  const since = (indexedSince.get(workspaceId) ?? 0) + 1;
-  indexedSince.set(workspaceId, since);
+  indexedSince.set(workspaceId, (indexedSince.get(workspaceId) ?? 0) + 1);
+  // Asked for once due, by the events indexed from then on (no job waits out the pace in the queue: a
+  // burst over before then is the re-cluster once it is quiet).
+  if (burstPending.has(workspaceId) || burstReclusters.untilDue(workspaceId) > 0 || !(await burstDue(runtime, workspaceId)) || burstPending.has(workspaceId)) return;
+  burstPending.add(workspaceId);
+  await runtime.queue.enqueue('cluster.recluster', { workspaceId, burst: true }, { jobId: `recluster:${workspaceId}:burst:${Date.now()}`, delayMs: 5_000 }).catch((err: unknown) => {
+    burstPending.delete(workspaceId);
+    throw err;
+  });
+}
+
+/** Whether the workspace's burst has indexed BURST_SHARE of it since its last re-cluster. */
+async function burstDue(runtime: Runtime, workspaceId: string): Promise<boolean> {
+  const since = indexedSince.get(workspaceId) ?? 0;
   // The read model's count (in memory on the embedded default, cached on a server) already holds most of the burst.
   const { documents } = await runtime.searchRead().stats(workspaceId);
-  if (since < BURST_SHARE * Math.max(0, documents - since)) return;
-  const window = burstReclusters.window(workspaceId);
-  await runtime.queue.enqueue('cluster.recluster', { workspaceId }, { jobId: `recluster:${workspaceId}:${window.id}`, delayMs: 5_000 });
+  return since > 0 && since >= BURST_SHARE * Math.max(0, documents - since);
 }
 
 /**
  * `cluster.recluster`: re-clusters a workspace, rebuilds its area model and refreshes planner
- * statistics. A `whenQuiet` job waits (re-enqueuing itself) until no indexing is waiting or running.
+ * statistics. A `whenQuiet` job waits (re-enqueuing itself) until no indexing is waiting or running and
+ * the workspace has no event staged and not yet indexed.
  */
 export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.recluster'> {
   const { db, vectors, queue, logger } = runtime;
   return {
-    'cluster.recluster': async ({ workspaceId, whenQuiet }, { signal }) => {
+    'cluster.recluster': async ({ workspaceId, whenQuiet, burst }, { signal }) => {
+      if (burst) {
+        // A burst may ask for its next one from here: it is paced from this one's end. One that waited
+        // behind another re-cluster (the burst's end, the schedule) may have nothing left to do.
+        burstPending.delete(workspaceId);
+        if (!(await burstDue(runtime, workspaceId))) return;
+      }
       if (whenQuiet) {
-        if (await isIndexing(runtime)) {
+        // The queue alone is not enough: it drains for a moment while an import's next file is still being
+        // staged, and the files of one import are one burst.
+        if ((await isIndexing(runtime)) || (await hasPendingEvents(db, workspaceId))) {
           await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet }, { jobId: `recluster:${workspaceId}:quiet:${Date.now()}`, delayMs: QUIET_POLL_MS });
           return;
         }

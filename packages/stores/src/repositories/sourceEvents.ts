@@ -70,6 +70,15 @@ export async function listPendingEventIds(db: Queryable, limit = 10_000, stagedB
   return res.rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id }));
 }
 
+/**
+ * Whether the workspace has events staged and not yet indexed: an import's files still arriving, or its
+ * queue not yet drained (the jobs that wait for a burst of indexing to be over ask this).
+ */
+export async function hasPendingEvents(db: Queryable, workspaceId: string): Promise<boolean> {
+  const res = await db.query("SELECT 1 FROM source_events WHERE workspace_id = $1 AND status = 'pending' LIMIT 1", [workspaceId]);
+  return res.rows.length > 0;
+}
+
 /** `getStagedEvent` for many ids in one query; ids not staged are absent from the map. */
 export async function getStagedEvents(db: Queryable, ids: readonly string[]): Promise<Map<string, StagedEvent>> {
   if (ids.length === 0) return new Map();
