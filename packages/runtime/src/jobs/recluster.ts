@@ -1,21 +1,29 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { rebuildAreaModel, recluster } from '@engram/indexer';
 import type { JobHandlers } from '@engram/queue';
-import { getAreaModelVersion, hasPendingEvents, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
+import { hasPendingEvents, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
 import { isIndexing, pacer } from './pace.js';
 
 /** How long a re-cluster waiting for indexing to go quiet sleeps between looks. */
 const QUIET_POLL_MS = 5_000;
+/** Workspaces with a re-cluster asked for once the burst is over and not yet started, in this process. */
+const quietPending = new Set<string>();
+
 /**
- * One re-cluster per build of the area model once indexing is quiet: every drain seen while the model
- * is build B asks for the job `after:B`, so drains collapse into one job until it has rebuilt, and a
- * drain after that asks for a new one. (An event finishing during the rebuild itself still sees B and
- * waits for the next drain or the schedule.)
+ * One re-cluster once indexing is quiet, however many drains ask for it meanwhile: a drain asks for one
+ * unless one is pending in this process, and it stops being pending when it starts, so a drain during the
+ * re-cluster asks for the next. (A job id per build of the area model, deduplicated by the queue, did this
+ * before: the queue remembers the last 10,000 jobs, so the drains of a 100k import left several such jobs
+ * waiting, and each re-clustered the workspace once the import was over.)
  */
 export async function rebuildWhenQuiet(runtime: Runtime, workspaceId: string): Promise<void> {
-  const built = await getAreaModelVersion(runtime.db, workspaceId);
-  await runtime.queue.enqueue('cluster.recluster', { workspaceId, whenQuiet: true }, { jobId: `recluster:${workspaceId}:after:${built?.builtAt ?? 'none'}`, delayMs: QUIET_POLL_MS });
+  if (quietPending.has(workspaceId)) return;
+  quietPending.add(workspaceId);
+  await runtime.queue.enqueue('cluster.recluster', { workspaceId, whenQuiet: true }, { jobId: `recluster:${workspaceId}:quiet:${Date.now()}`, delayMs: QUIET_POLL_MS }).catch((err: unknown) => {
+    quietPending.delete(workspaceId);
+    throw err;
+  });
 }
 
 /** A burst's re-clusters: at least ten minutes apart, and ten times the last one's duration (at most a tenth of the time). */
@@ -80,12 +88,18 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
         if (!(await burstDue(runtime, workspaceId))) return;
       }
       if (whenQuiet) {
-        // The queue alone is not enough: it drains for a moment while an import's next file is still being
-        // staged, and the files of one import are one burst.
-        if ((await isIndexing(runtime)) || (await hasPendingEvents(db, workspaceId))) {
-          await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet }, { jobId: `recluster:${workspaceId}:quiet:${Date.now()}`, delayMs: QUIET_POLL_MS });
-          return;
+        try {
+          // The queue alone is not enough: it drains for a moment while an import's next file is still being
+          // staged, and the files of one import are one burst.
+          if ((await isIndexing(runtime)) || (await hasPendingEvents(db, workspaceId))) {
+            await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet }, { jobId: `recluster:${workspaceId}:quiet:${Date.now()}`, delayMs: QUIET_POLL_MS });
+            return;
+          }
+        } catch (err) {
+          quietPending.delete(workspaceId);
+          throw err;
         }
+        quietPending.delete(workspaceId);
       }
       // Each step reads and writes in small slices with yields between them and computes in a worker
       // thread, so on the embedded default the api keeps answering while it runs. Each also stops at its
