@@ -23,18 +23,21 @@ export function createMemoryQueue(initialObserver?: QueueObserver): JobQueue {
   const observer = observers.observer;
   const lanes = new Map<JobName, PQueue>(jobNames.map((n) => [n, new PQueue({ concurrency: jobCatalog[n].concurrency, autoStart: false })]));
   const live = new Set<string>(); // waiting, delayed or running job ids
-  // Completed job ids are remembered for an hour (up to 10,000), as BullMQ keeps completed jobs: a job
-  // id enqueued again in that time is a duplicate.
-  const completed = new Map<string, number>();
-  const rememberCompleted = (jobId: string) => {
-    completed.set(jobId, Date.now());
-    if (completed.size > 10_000) completed.delete(completed.keys().next().value!);
+  // Completed job ids are remembered for an hour (up to 10,000 of each kind), as BullMQ keeps completed
+  // jobs per queue: a job id enqueued again in that time is a duplicate. (One memory for every kind let
+  // 10,000 index jobs push out a re-cluster's id, which an import then asked for again.)
+  const completed = new Map<JobName, Map<string, number>>(jobNames.map((n) => [n, new Map()]));
+  const rememberCompleted = (name: JobName, jobId: string) => {
+    const ids = completed.get(name)!;
+    ids.set(jobId, Date.now());
+    if (ids.size > 10_000) ids.delete(ids.keys().next().value!);
   };
-  const recentlyCompleted = (jobId: string) => {
-    const at = completed.get(jobId);
+  const recentlyCompleted = (name: JobName, jobId: string) => {
+    const ids = completed.get(name)!;
+    const at = ids.get(jobId);
     if (at === undefined) return false;
     if (Date.now() - at < 3_600_000) return true;
-    completed.delete(jobId);
+    ids.delete(jobId);
     return false;
   };
   const timers = new Set<NodeJS.Timeout>();
@@ -70,7 +73,7 @@ export function createMemoryQueue(initialObserver?: QueueObserver): JobQueue {
         await runJob(job.name, job.payload, handler as never, { jobId: job.jobId, attempt: job.attempt, stopping: stopping.signal }, observer);
         depth(job.name).completed++;
         live.delete(job.jobId);
-        rememberCompleted(job.jobId);
+        rememberCompleted(job.name, job.jobId);
       } catch (err) {
         const spec = jobCatalog[job.name];
         if (err instanceof JobStoppedError) {
@@ -90,7 +93,7 @@ export function createMemoryQueue(initialObserver?: QueueObserver): JobQueue {
 
   async function enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: EnqueueOptions = {}): Promise<void> {
     const jobId = options.jobId ?? `${name}:${++seq}`;
-    if (live.has(jobId) || recentlyCompleted(jobId)) return;
+    if (live.has(jobId) || recentlyCompleted(name, jobId)) return;
     live.add(jobId);
     submit({ name, jobId, payload, attempt: 1 }, options.delayMs);
   }

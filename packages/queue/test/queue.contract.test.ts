@@ -84,6 +84,19 @@ describe.each(backends)('queue contract: $name', ({ open }) => {
     expect(seen).toEqual(['once']);
   });
 
+  it("still treats a completed job id as a duplicate after 10,000 jobs of another kind (each kind's memory is its own)", async () => {
+    const queue = start();
+    let reclusters = 0;
+    queue.process({ 'index.event': async () => undefined, 'cluster.recluster': async () => void reclusters++ });
+    await queue.enqueue('cluster.recluster', { workspaceId: 'ws_test' }, { jobId: 'recluster:ws_test:window' });
+    await queue.idle();
+    await queue.enqueueMany('index.event', Array.from({ length: 10_001 }, (_, i) => ({ payload: payload(`e${i}`), jobId: `evt:${i}` })));
+    await queue.idle();
+    await queue.enqueue('cluster.recluster', { workspaceId: 'ws_test' }, { jobId: 'recluster:ws_test:window' });
+    await queue.idle();
+    expect(reclusters).toBe(1);
+  }, 120_000);
+
   it('retries a transient failure with backoff until it succeeds', async () => {
     const queue = start();
     let tries = 0;

@@ -14,8 +14,9 @@ const quietPending = new Set<string>();
  * One re-cluster once indexing is quiet, however many drains ask for it meanwhile: a drain asks for one
  * unless one is pending in this process, and it stops being pending when it starts, so a drain during the
  * re-cluster asks for the next. (A job id per build of the area model, deduplicated by the queue, did this
- * before: the in-process queue remembers the last 10,000 completed jobs of every kind, so the drains of a
- * 100k import could leave several such jobs waiting, each to re-cluster the workspace once it was over.)
+ * before: the in-process queue remembered the last 10,000 completed jobs of every kind together, so the
+ * drains of a 100k import could leave several such jobs waiting, each to re-cluster the workspace once it
+ * was over; a queue's memory of job ids is no pace.)
  */
 export async function rebuildWhenQuiet(runtime: Runtime, workspaceId: string): Promise<void> {
   if (quietPending.has(workspaceId)) return;
@@ -47,8 +48,8 @@ const indexedSince = new Map<string, number>();
  * One at a time per workspace, each at least ten minutes after the last re-cluster ended and ten times
  * its duration: at 100k items a re-cluster takes minutes of the database's time, and one every ten
  * minutes of an hour-long import took a third of it. (A job id per window, deduplicated by the queue,
- * paced them before: the in-process queue remembers the last 10,000 completed jobs of every kind, so an
- * import re-clustered every 10,000 items.) And only once the burst has indexed BURST_SHARE of the
+ * paced them before: the in-process queue remembered the last 10,000 completed jobs of every kind together,
+ * so an import re-clustered every 10,000 items.) And only once the burst has indexed BURST_SHARE of the
  * workspace since its last re-cluster: a small import into a large workspace waits for the re-cluster
  * once the burst is over (`rebuildWhenQuiet`), which is not paced.
  */
