@@ -1,36 +1,37 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { rebuildAreaModel, recluster } from '@engram/indexer';
 import type { JobHandlers } from '@engram/queue';
-import { hasPendingEvents, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
+import { getAreaModelVersion, hasPendingEvents, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
 import { isIndexing, pacer } from './pace.js';
 
 /** How long a re-cluster waiting for indexing to go quiet sleeps between looks. */
 const QUIET_POLL_MS = 5_000;
-/** Workspaces with a re-cluster asked for once the burst is over and not yet started, in this process. */
-const quietPending = new Set<string>();
 
 /**
- * One re-cluster once indexing is quiet, however many drains ask for it meanwhile: a drain asks for one
- * unless one is pending in this process, and it stops being pending when it starts, so a drain during the
- * re-cluster asks for the next. (A job id per build of the area model, deduplicated by the queue, did this
- * before: the in-process queue remembered the last 10,000 completed jobs of every kind together, so the
- * drains of a 100k import could leave several such jobs waiting, each to re-cluster the workspace once it
- * was over; a queue's memory of job ids is no pace.)
+ * One re-cluster per build of the area model once indexing is quiet: every drain seen while the model
+ * is build B asks for the job `after:B`, so drains collapse into one job until it has rebuilt, and a
+ * drain after that asks for a new one. (An event finishing during the rebuild itself still sees B and
+ * waits for the next drain or the schedule.) This relies on the queue remembering a completed job id for
+ * an hour: the in-process queue used to remember the last 10,000 completed jobs of every kind together,
+ * so the drains of a 100k import could leave several such jobs waiting, each to re-cluster the workspace
+ * once the import was over; it now remembers them per kind, as BullMQ does per queue.
  */
 export async function rebuildWhenQuiet(runtime: Runtime, workspaceId: string): Promise<void> {
-  if (quietPending.has(workspaceId)) return;
-  quietPending.add(workspaceId);
-  await runtime.queue.enqueue('cluster.recluster', { workspaceId, whenQuiet: true }, { jobId: `recluster:${workspaceId}:quiet:${Date.now()}`, delayMs: QUIET_POLL_MS }).catch((err: unknown) => {
-    quietPending.delete(workspaceId);
-    throw err;
-  });
+  const built = await getAreaModelVersion(runtime.db, workspaceId);
+  await runtime.queue.enqueue('cluster.recluster', { workspaceId, whenQuiet: true }, { jobId: `recluster:${workspaceId}:after:${built?.builtAt ?? 'none'}`, delayMs: QUIET_POLL_MS });
 }
 
 /** A burst's re-clusters: at least ten minutes apart, and ten times the last one's duration (at most a tenth of the time). */
 const burstReclusters = pacer(600_000, 10);
-/** Workspaces with a burst's re-cluster asked for and not yet started, in this process. */
-const burstPending = new Set<string>();
+/**
+ * Workspaces with a burst's re-cluster asked for by this process and not yet started, and when it was
+ * asked for. The mark lapses after BURST_PENDING_MS, in case another worker process ran the job: a second
+ * job asked for meanwhile finds nothing left to do when it starts (`burstDue`).
+ */
+const burstPending = new Map<string, number>();
+const BURST_PENDING_MS = 120_000;
+const isBurstPending = (workspaceId: string): boolean => Date.now() - (burstPending.get(workspaceId) ?? -Infinity) < BURST_PENDING_MS;
 
 /**
  * Share of a workspace's items that a burst must have brought since its last re-cluster before it asks
@@ -57,8 +58,8 @@ export async function requestBurstRecluster(runtime: Runtime, workspaceId: strin
   indexedSince.set(workspaceId, (indexedSince.get(workspaceId) ?? 0) + 1);
   // Asked for once due, by the events indexed from then on (no job waits out the pace in the queue: a
   // burst over before then is the re-cluster once it is quiet).
-  if (burstPending.has(workspaceId) || burstReclusters.untilDue(workspaceId) > 0 || !(await burstDue(runtime, workspaceId)) || burstPending.has(workspaceId)) return;
-  burstPending.add(workspaceId);
+  if (isBurstPending(workspaceId) || burstReclusters.untilDue(workspaceId) > 0 || !(await burstDue(runtime, workspaceId)) || isBurstPending(workspaceId)) return;
+  burstPending.set(workspaceId, Date.now());
   await runtime.queue.enqueue('cluster.recluster', { workspaceId, burst: true }, { jobId: `recluster:${workspaceId}:burst:${Date.now()}`, delayMs: 5_000 }).catch((err: unknown) => {
     burstPending.delete(workspaceId);
     throw err;
@@ -89,18 +90,12 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
         if (!(await burstDue(runtime, workspaceId))) return;
       }
       if (whenQuiet) {
-        try {
-          // The queue alone is not enough: it drains for a moment while an import's next file is still being
-          // staged, and the files of one import are one burst.
-          if ((await isIndexing(runtime)) || (await hasPendingEvents(db, workspaceId))) {
-            await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet }, { jobId: `recluster:${workspaceId}:quiet:${Date.now()}`, delayMs: QUIET_POLL_MS });
-            return;
-          }
-        } catch (err) {
-          quietPending.delete(workspaceId);
-          throw err;
+        // The queue alone is not enough: it drains for a moment while an import's next file is still being
+        // staged, and the files of one import are one burst.
+        if ((await isIndexing(runtime)) || (await hasPendingEvents(db, workspaceId))) {
+          await queue.enqueue('cluster.recluster', { workspaceId, whenQuiet }, { jobId: `recluster:${workspaceId}:quiet:${Date.now()}`, delayMs: QUIET_POLL_MS });
+          return;
         }
-        quietPending.delete(workspaceId);
       }
       // Each step reads and writes in small slices with yields between them and computes in a worker
       // thread, so on the embedded default the api keeps answering while it runs. Each also stops at its
