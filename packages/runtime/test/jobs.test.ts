@@ -26,11 +26,15 @@ const change = (n: number, file: string): SourceEvent =>
     files: [file],
   });
 
-/** A runtime on a fresh data dir with a silent logger; `close` stops its jobs (if started) and removes the dir. */
-async function testRuntime(prefix: string, env: Record<string, string> = {}, embedder = createHashEmbedder({ dimensions: 64 })) {
+/**
+ * A runtime on a fresh data dir with a silent logger (or one that keeps its info lines in `logLines`);
+ * `close` stops its jobs (if started) and removes the dir.
+ */
+async function testRuntime(prefix: string, env: Record<string, string> = {}, embedder = createHashEmbedder({ dimensions: 64 }), logLines?: string[]) {
   const dataDir = await mkdtemp(join(tmpdir(), prefix));
-  const silent = createLogger({ level: 'warn', name: 'jobs-test', destination: new Writable({ write: (_c, _e, done) => done() }) });
-  const runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env }), silent, { embedder });
+  const level = logLines ? 'info' : 'warn';
+  const logger = createLogger({ level, name: 'jobs-test', destination: new Writable({ write: (chunk, _e, done) => (logLines?.push(String(chunk)), done()) }) });
+  const runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: level, ...env }), logger, { embedder });
   let jobs: Jobs | undefined;
   return {
     runtime,
@@ -80,11 +84,9 @@ describe('re-clusters during a burst of indexing', () => {
   let runtime: Runtime;
   const lines: string[] = [];
   beforeAll(async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'engram-jobs-burst-'));
-    const logger = createLogger({ level: 'info', name: 'jobs-test', destination: new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) }) });
-    runtime = await createRuntime(loadConfig({ ENGRAM_DATA_DIR: dataDir, LOG_LEVEL: 'info' }), logger, { embedder: createHashEmbedder({ dimensions: 64 }) });
-    const jobs = await startJobs(runtime);
-    t = { runtime, startJobs: async () => undefined, close: async () => (await jobs.stop(), await runtime.close(), await rm(dataDir, { recursive: true, force: true })) };
+    t = await testRuntime('engram-jobs-burst-', {}, undefined, lines);
+    runtime = t.runtime;
+    await t.startJobs();
   }, 60_000);
   afterAll(async () => t?.close());
 

@@ -6,23 +6,22 @@ import type { Runtime } from '../runtime.js';
  * takes at most 1/(factor + 1) of the time however large the workspace grows.
  */
 export function pacer(minMs: number, factor: number) {
-  const lastRunMs = new Map<string, number>();
-  const endedAt = new Map<string, number>();
+  const last = new Map<string, { ms: number; endedAt: number }>();
+  const gap = (workspaceId: string): number => Math.max(minMs, factor * (last.get(workspaceId)?.ms ?? 0));
   return {
     /** The window a request made now falls in: its length (the delay before the job runs) and an id for it. */
     window(workspaceId: string): { ms: number; id: string } {
-      const ms = Math.max(minMs, factor * (lastRunMs.get(workspaceId) ?? 0));
+      const ms = gap(workspaceId);
       return { ms, id: `${ms}:${Math.floor(Date.now() / ms)}` };
     },
     /** How long from now until the pace allows the next run: `minMs`, and `factor` times the last run's duration, after its end. */
     untilDue(workspaceId: string): number {
-      const ended = endedAt.get(workspaceId);
-      return ended === undefined ? 0 : Math.max(0, ended + Math.max(minMs, factor * (lastRunMs.get(workspaceId) ?? 0)) - Date.now());
+      const run = last.get(workspaceId);
+      return run ? Math.max(0, run.endedAt + gap(workspaceId) - Date.now()) : 0;
     },
     /** Records a run's duration (it ended now): what paces the next window. */
     ran(workspaceId: string, ms: number): void {
-      lastRunMs.set(workspaceId, ms);
-      endedAt.set(workspaceId, Date.now());
+      last.set(workspaceId, { ms, endedAt: Date.now() });
     },
   };
 }
