@@ -20,5 +20,6 @@ export const BENCHMARKS: Record<string, { script: string; about: string }> = {
   ingest: { script: './ingest.ts', about: "indexing throughput in-process on PGlite (fake OpenAI server and the offline encoder, batches of 1 and the default)" },
   'health-under-load': { script: './health-under-load.ts', about: '/healthz latency while 16 clients search a running Engram' },
   'vector-writes': { script: './vector-writes.ts', about: 'storing embeddings on PGlite: the vectors table, and the embedding cache as JSON against float4 bytes' },
+  'vector-graph': { script: './vector-graph.ts', about: "the vector mirror's approximate graph against its exact scan on the 100k corpus: build time, ms and CPU a search, recall" },
   'recluster-stall': { script: './recluster-stall.ts', about: "what the cluster.recluster job costs the rest of its process (event-loop delay, a query's latency)" },
 };

@@ -1,6 +1,7 @@
 import { exactSearch, MetricKind, type Matches } from 'usearch';
+import { ChunkGraph, GRAPH_BUILD_SLICE, GRAPH_MIN_ROWS, GRAPH_OVERFETCH } from './graph.js';
 import { candidateRescorer } from './rescore.js';
-import { scanShared } from './scanThread.js';
+import { runningEpoch, scanShared } from './scanThread.js';
 import type { VectorFilter, VectorHit, VectorRecord } from './types.js';
 
 /** A chunk as the memory index holds it: its filter fields and its row in its workspace's matrix. */
@@ -13,6 +14,8 @@ interface Entry {
   occurredAt: number;
   actorNames: readonly string[];
   row: number;
+  /** The chunk's number in its workspace's graph: never reused, so a stale graph hit is never mistaken for another chunk. */
+  key: number;
 }
 
 /** Row of a pgvector table as `load` reads it (`embedding::text` is pgvector's `[x,y,...]`). */
@@ -103,9 +106,85 @@ class WorkspaceMatrix {
    * it changed may have read a row in its old place, so its scores are computed again here.
    */
   moves = 0;
+  /** The approximate graph of a large matrix (`graph.ts`), being built or ready; its chunks by key. */
+  graph: ChunkGraph | null = null;
+  private readonly byKey = new Map<number, Entry>();
+  private graphBuild: Promise<void> | null = null;
+  /** Chunks written and removed since the graph last heard (`flushGraph`): one message a write, not one a chunk. */
+  private graphAdds: { key: number; unit: Float32Array }[] = [];
+  private graphRemovals: number[] = [];
 
-  constructor(readonly dims: number) {
+  constructor(
+    readonly dims: number,
+    private readonly graphMinRows = GRAPH_MIN_ROWS,
+  ) {
     this.data = growableFloats(dims * 256);
+  }
+
+  /**
+   * Starts building the graph in the background once the matrix is large enough (or its graph holds too
+   * many removed chunks): the rows there now are added in slices that yield, and rows pushed meanwhile
+   * are added as they come. Searches scan exactly until it is ready.
+   */
+  /** Sends the graph the chunks written and removed since it last heard, additions first (a key is never reused). */
+  flushGraph(): void {
+    const graph = this.graph;
+    if (graph && this.graphAdds.length > 0) {
+      const vectors = new Float32Array(this.graphAdds.length * this.dims);
+      this.graphAdds.forEach((a, i) => vectors.set(a.unit, i * this.dims));
+      graph.add(this.graphAdds.map((a) => a.key), vectors);
+    }
+    if (graph && this.graphRemovals.length > 0) graph.remove(this.graphRemovals);
+    this.graphAdds = [];
+    this.graphRemovals = [];
+  }
+
+  ensureGraph(): void {
+    this.flushGraph();
+    if (this.graphBuild || this.rows < this.graphMinRows || (this.graph && !this.graph.stale)) return;
+    // No scan thread to hold it (it could not start): the exact scans serve every search.
+    if (runningEpoch() === null) return;
+    this.graph?.drop();
+    const graph = new ChunkGraph(this.dims);
+    this.graph = graph;
+    this.byKey.clear();
+    const pending = this.entries.slice();
+    this.graphBuild = (async () => {
+      for (let start = 0; start === 0 || (start < pending.length && this.graph === graph); start += GRAPH_BUILD_SLICE) {
+        const keys: number[] = [];
+        const vectors = new Float32Array(GRAPH_BUILD_SLICE * this.dims);
+        for (const entry of pending.slice(start, start + GRAPH_BUILD_SLICE)) {
+          // Removed since the build began (its row now holds another chunk, or none).
+          if (this.entries[entry.row] !== entry) continue;
+          vectors.set(this.data.subarray(entry.row * this.dims, (entry.row + 1) * this.dims), keys.length * this.dims);
+          keys.push(entry.key);
+          this.byKey.set(entry.key, entry);
+        }
+        await graph.build(keys, vectors.slice(0, keys.length * this.dims), start === 0);
+      }
+      if (this.graph === graph) graph.finish();
+    })().finally(() => {
+      this.graphBuild = null;
+    });
+  }
+
+  /**
+   * About the `want` rows nearest to `query` by the graph, scored exactly (float32) and best first; null
+   * while no graph is ready (or it failed: the caller scans exactly).
+   */
+  async graphNearest(query: Float32Array, want: number): Promise<{ rows: ArrayLike<number>; distances: ArrayLike<number> } | null> {
+    const graph = this.graph;
+    if (!graph?.ready) return null;
+    const keys = await graph.search(query, want * GRAPH_OVERFETCH, want).catch(() => null);
+    if (!keys) return null;
+    // Scored here, on the rows as they are now (a chunk removed meanwhile is not found by its key), by the
+    // native kernel on a copy of the rows: a JavaScript loop over the shared, growable matrix cost ~4 ms.
+    const rows: number[] = [];
+    for (const key of keys) {
+      const entry = this.byKey.get(key);
+      if (entry) rows.push(entry.row);
+    }
+    return rows.length === 0 ? { rows: [], distances: [] } : rescore(this.data, this.dims, rows, query, want);
   }
 
   /**
@@ -198,6 +277,10 @@ class WorkspaceMatrix {
     entry.row = row;
     this.entries.push(entry);
     this.quantizeRow(row);
+    if (this.graph) {
+      this.graphAdds.push({ key: entry.key, unit });
+      this.byKey.set(entry.key, entry);
+    }
   }
 
   /**
@@ -219,6 +302,7 @@ class WorkspaceMatrix {
 
   /** Removes a row by moving the last row into its place. */
   remove(entry: Entry): void {
+    if (this.graph && this.byKey.delete(entry.key)) this.graphRemovals.push(entry.key);
     const last = this.entries.pop()!;
     if (last !== entry) {
       this.moves++;
@@ -245,8 +329,9 @@ class WorkspaceMatrix {
  * gives (cosine similarity of each item's best chunk, filtered the same way), without the SQL path's
  * over-fetch cap.
  */
-export function createMemoryIndex() {
+export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
   const workspaces = new Map<string, WorkspaceMatrix>();
+  let nextKey = 0;
   const position = new Map<string, Entry>();
   /** Chunk ids of each (workspace, item), so deleting an item does not scan every chunk. */
   const chunksOf = new Map<string, Set<string>>();
@@ -263,24 +348,30 @@ export function createMemoryIndex() {
     workspaces.get(gone.workspaceId)?.remove(gone);
   };
 
-  const put = (entry: Omit<Entry, 'row'>, vector: ArrayLike<number>): void => {
+  /** What a write changed, sent to the graphs (one message per graph and write). */
+  const flushGraphs = (): void => {
+    for (const matrix of workspaces.values()) matrix.flushGraph();
+  };
+
+  const put = (entry: Omit<Entry, 'row' | 'key'>, vector: ArrayLike<number>): WorkspaceMatrix | undefined => {
     const unit = toUnit(vector);
     remove(entry.id);
     // A zero vector has no direction (pgvector's cosine distance is NaN for it): it never matches.
-    if (!unit) return;
+    if (!unit) return undefined;
     let matrix = workspaces.get(entry.workspaceId);
     if (!matrix || (matrix.dims !== unit.length && matrix.rows === 0)) {
-      matrix = new WorkspaceMatrix(unit.length);
+      matrix = new WorkspaceMatrix(unit.length, options.graphMinRows);
       workspaces.set(entry.workspaceId, matrix);
     }
-    if (matrix.dims !== unit.length) return;
-    const full: Entry = { ...entry, row: -1 };
+    if (matrix.dims !== unit.length) return undefined;
+    const full: Entry = { ...entry, row: -1, key: nextKey++ };
     matrix.push(full, unit);
     position.set(entry.id, full);
     const key = itemKey(entry.workspaceId, entry.itemId);
     const chunks = chunksOf.get(key) ?? new Set<string>();
     chunks.add(entry.id);
     chunksOf.set(key, chunks);
+    return matrix;
   };
 
   return {
@@ -294,15 +385,28 @@ export function createMemoryIndex() {
           JSON.parse(r.embedding) as number[],
         );
       }
+      flushGraphs();
     },
-    /** Builds what the first search would otherwise build (each large matrix's int8 copy), yielding as it goes. */
+    /**
+     * Builds what the first search would otherwise build (each large matrix's int8 copy), yielding as it
+     * goes, and starts building the graphs of the largest in the background (searches scan exactly meanwhile).
+     */
     async warm(): Promise<void> {
       for (const matrix of [...workspaces.values()]) await matrix.warm();
+      for (const matrix of workspaces.values()) matrix.ensureGraph();
     },
     upsert(records: readonly VectorRecord[]): void {
+      const touched = new Set<WorkspaceMatrix>();
       for (const r of records) {
-        put({ id: r.id, itemId: r.itemId, workspaceId: r.workspaceId, source: r.source, type: r.type, occurredAt: Date.parse(r.occurredAt), actorNames: r.actorNames }, r.vector);
+        const matrix = put({ id: r.id, itemId: r.itemId, workspaceId: r.workspaceId, source: r.source, type: r.type, occurredAt: Date.parse(r.occurredAt), actorNames: r.actorNames }, r.vector);
+        if (matrix) touched.add(matrix);
       }
+      flushGraphs();
+      for (const matrix of touched) matrix.ensureGraph();
+    },
+    /** Whether unfiltered searches of the workspace go through its graph (a large matrix's, once built). */
+    graphReady(workspaceId: string): boolean {
+      return workspaces.get(workspaceId)?.graph?.ready ?? false;
     },
     /**
      * The stored vectors of chunks with these ids (chunk 0 of an item has the item's id) in the workspace,
@@ -320,6 +424,7 @@ export function createMemoryIndex() {
     },
     deleteItems(workspaceId: string, itemIds: readonly string[]): void {
       for (const itemId of itemIds) for (const id of [...(chunksOf.get(itemKey(workspaceId, itemId)) ?? [])]) remove(id);
+      flushGraphs();
     },
     async search(vector: readonly number[], filter: VectorFilter, k: number): Promise<VectorHit[]> {
       const query = toUnit(vector);
@@ -356,7 +461,9 @@ export function createMemoryIndex() {
 async function nativeSearch(matrix: WorkspaceMatrix, query: Float32Array, k: number): Promise<VectorHit[]> {
   for (let want = Math.min(matrix.rows, Math.ceil(k * 1.5)); ; want = Math.min(matrix.rows, want * 4)) {
     // Read after the int8 scan's await: rows may have come and gone meanwhile.
-    const found = matrix.rows >= QUANTIZED_MIN_ROWS ? await quantizedScan(matrix, query, want) : scan(matrix.data.subarray(0, matrix.rows * matrix.dims), query, matrix.dims, want);
+    const found =
+      (await matrix.graphNearest(query, want)) ??
+      (matrix.rows >= QUANTIZED_MIN_ROWS ? await quantizedScan(matrix, query, want) : scan(matrix.data.subarray(0, matrix.rows * matrix.dims), query, matrix.dims, want));
     const rows = matrix.rows;
     const best = new Map<string, number>();
     for (let i = 0; i < found.rows.length; i++) {

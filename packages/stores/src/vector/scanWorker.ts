@@ -1,30 +1,80 @@
 /**
- * The scan thread (`scanThread.ts`): usearch's exact scan of a shared int8 or float32 matrix, off the
- * event loop that answers searches.
+ * The scan thread (`scanThread.ts`): usearch's exact scan of a shared int8 or float32 matrix, and the
+ * approximate graphs of large matrices (`graph.ts`), off the event loop that answers searches.
  */
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import type * as Usearch from 'usearch';
 import { candidateRescorer } from './rescore.js';
-import type { ScanReply, ScanRequest } from './scanThread.js';
+import { GRAPH_CONNECTIVITY, GRAPH_EXPANSION_ADD, GRAPH_EXPANSION_SEARCH } from './graphParams.js';
+import type { GraphRequest, ScanReply, ScanRequest } from './scanThread.js';
 
 // Through require: an ESM import of usearch never settles inside a worker started through tsx's loader.
-const { exactSearch, MetricKind } = createRequire(import.meta.url)('usearch') as typeof Usearch;
+const { exactSearch, Index, MetricKind, ScalarKind } = createRequire(import.meta.url)('usearch') as typeof Usearch;
 
 const port = parentPort!;
 
 const rescore = candidateRescorer({ exactSearch, MetricKind });
 
-port.on('message', (m: ScanRequest) => {
-  let reply: ScanReply;
+const graphs = new Map<number, Usearch.Index>();
+
+/** A graph operation; a reply for those that ask for one. */
+function onGraph(m: GraphRequest): ScanReply | null {
+  switch (m.op) {
+    case 'graph-add': {
+      let graph = graphs.get(m.graph);
+      if (!graph && m.create) {
+        graph = new Index({
+          dimensions: m.dims,
+          metric: MetricKind.IP,
+          quantization: ScalarKind.I8,
+          connectivity: GRAPH_CONNECTIVITY,
+          expansion_add: GRAPH_EXPANSION_ADD,
+          expansion_search: GRAPH_EXPANSION_SEARCH,
+          multi: false,
+        });
+        graphs.set(m.graph, graph);
+      }
+      if (graph && m.keys.length > 0) graph.add(BigUint64Array.from(m.keys, (k) => BigInt(k)), m.vectors, 1);
+      return m.id === undefined ? null : { id: m.id, rows: new Float64Array(0), distances: new Float32Array(0) };
+    }
+    case 'graph-remove': {
+      const graph = graphs.get(m.graph);
+      if (graph) for (const key of m.keys) graph.remove(BigInt(key));
+      return null;
+    }
+    case 'graph-drop':
+      graphs.delete(m.graph);
+      return null;
+    case 'graph-search': {
+      const graph = graphs.get(m.graph);
+      if (!graph) throw new Error(`no graph ${m.graph} on this thread`);
+      const size = graph.size();
+      if (size === 0) return { id: m.id, rows: new Float64Array(0), distances: new Float32Array(0) };
+      const found = graph.search(m.query, Math.min(m.count, size), 1);
+      const n = Math.min(m.keep, found.keys.length);
+      return { id: m.id, rows: Float64Array.from(found.keys.subarray(0, n), Number), distances: Float32Array.from(found.distances.subarray(0, n)) };
+    }
+  }
+}
+
+port.on('message', (m: ScanRequest | GraphRequest) => {
+  let reply: ScanReply | null;
   try {
+    if ('op' in m) {
+      reply = onGraph(m);
+      if (reply) port.postMessage(reply);
+      return;
+    }
     const rows = m.query instanceof Float32Array ? new Float32Array(m.data, 0, m.rows * m.dims) : new Int8Array(m.data, 0, m.rows * m.dims);
     const found = exactSearch(rows, m.query, m.dims, m.count, MetricKind.IP, 1) as Usearch.Matches;
     const best = Uint32Array.from(found.keys, Number);
     const fine = m.rescore && best.length > 0 ? rescore(new Float32Array(m.rescore.data), m.dims, best, m.rescore.query, m.rescore.want) : undefined;
     reply = { id: m.id, rows: best, distances: Float32Array.from(found.distances), ...(fine ? { fine } : {}) };
   } catch (err) {
-    reply = { id: m.id, error: err instanceof Error ? err.message : String(err) };
+    const id = 'op' in m ? ('id' in m ? m.id : undefined) : m.id;
+    if (id === undefined) return;
+    reply = { id, error: err instanceof Error ? err.message : String(err) };
   }
   port.postMessage(reply);
 });

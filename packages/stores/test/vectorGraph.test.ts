@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryIndex } from '../src/vector/memoryIndex.js';
+
+// In a file of its own: the first graph starts the scan thread (no exact scan has started it before).
+
+/** A seeded generator, so a failure is reproducible. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s ^ (s >>> 15), 2246822507) + 0x6d2b79f5) >>> 0;
+    s = Math.imul(s ^ (s >>> 13), 3266489909) >>> 0;
+    return ((s ^ (s >>> 16)) >>> 0) / 2 ** 32 - 0.5;
+  };
+}
+
+describe('vector memory index with its graph (an approximate search above a size)', () => {
+  const dims = 32;
+  const next = random(23);
+  // Clustered, as embeddings are: 200 topics, each chunk a topic plus noise.
+  const topics = Array.from({ length: 200 }, () => Array.from({ length: dims }, next));
+  const near = (topic: number[], noise: number) => topic.map((x) => x + noise * next());
+  const index = createMemoryIndex({ graphMinRows: 3_000 });
+  const records = new Map<string, number[]>();
+  const row = (itemId: string, vector: number[], type = 'commit') => ({ id: `c-${itemId}`, itemId, vector, workspaceId: 'w', source: 'github', type, occurredAt: '2026-01-01T00:00:00Z', actorNames: [] });
+  const add = (n: number, from: number) => {
+    const batch = Array.from({ length: n }, (_, j) => row(`i${from + j}`, near(topics[(from + j) % topics.length]!, 0.6), (from + j) % 2 ? 'commit' : 'pull_request'));
+    for (const r of batch) records.set(r.itemId, r.vector);
+    index.upsert(batch);
+  };
+  const cosine = (a: number[], b: number[]) => a.reduce((s, x, d) => s + x * b[d]!, 0) / Math.sqrt(a.reduce((s, x) => s + x * x, 0) * b.reduce((s, x) => s + x * x, 0));
+  const exact = (q: number[], k: number, keep: (id: string) => boolean = () => true) =>
+    [...records].filter(([id]) => keep(id)).map(([id, v]) => [id, cosine(v, q)] as const).sort((a, b) => b[1] - a[1]).slice(0, k);
+  const graphReady = async () => {
+    for (let i = 0; i < 1_000 && !index.graphReady('w'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(index.graphReady('w')).toBe(true);
+  };
+
+  it('answers exactly below the size and while the graph is built, then from the graph with exact similarities', async () => {
+    add(2_900, 0);
+    expect(index.graphReady('w')).toBe(false);
+    const q0 = near(topics[5]!, 0.6);
+    expect((await index.search(q0, { workspaceId: 'w' }, 20)).map((h) => h.itemId)).toEqual(exact(q0, 20).map(([id]) => id));
+    add(1_100, 2_900);
+    // Built in slices: the first search after the size is reached is still the exact scan's.
+    expect(index.graphReady('w')).toBe(false);
+    expect((await index.search(q0, { workspaceId: 'w' }, 20)).map((h) => h.itemId)).toEqual(exact(q0, 20).map(([id]) => id));
+    await graphReady();
+    let found = 0;
+    for (let t = 0; t < 20; t++) {
+      const q = near(topics[t * 7]!, 0.6);
+      const hits = await index.search(q, { workspaceId: 'w' }, 20);
+      expect(hits).toHaveLength(20);
+      // Each hit's similarity is its exact cosine, and the hits are in that order.
+      for (const h of hits) expect(h.similarity).toBeCloseTo(cosine(records.get(h.itemId)!, q), 5);
+      expect(hits.map((h) => h.similarity)).toEqual([...hits.map((h) => h.similarity)].sort((a, b) => b - a));
+      const truth = new Set(exact(q, 20).map(([id]) => id));
+      found += hits.filter((h) => truth.has(h.itemId)).length;
+    }
+    // Approximate: nearly every true neighbour is found.
+    expect(found / (20 * 20)).toBeGreaterThan(0.9);
+  });
+
+  it('keeps a filtered search exact', async () => {
+    const q = near(topics[11]!, 0.6);
+    const hits = await index.search(q, { workspaceId: 'w', types: ['pull_request'] }, 15);
+    expect(hits.map((h) => h.itemId)).toEqual(exact(q, 15, (id) => Number(id.slice(1)) % 2 === 0).map(([id]) => id));
+  });
+
+  it('finds chunks added after it was built, never returns removed ones, and follows a replaced vector', async () => {
+    const fresh = near(topics[3]!, 0.01);
+    records.set('i-new', fresh);
+    index.upsert([row('i-new', fresh)]);
+    expect((await index.search(fresh, { workspaceId: 'w' }, 1))[0]!.itemId).toBe('i-new');
+    const top = (await index.search(near(topics[9]!, 0.6), { workspaceId: 'w' }, 5)).map((h) => h.itemId);
+    index.deleteItems('w', top);
+    for (const id of top) records.delete(id);
+    const after = (await index.search(near(topics[9]!, 0.6), { workspaceId: 'w' }, 50)).map((h) => h.itemId);
+    for (const id of top) expect(after).not.toContain(id);
+    // The same item re-embedded: its new vector is what is found, with the new similarity.
+    const moved = near(topics[150]!, 0.01);
+    records.set('i-new', moved);
+    index.upsert([row('i-new', moved)]);
+    const hit = (await index.search(moved, { workspaceId: 'w' }, 1))[0]!;
+    expect(hit.itemId).toBe('i-new');
+    expect(hit.similarity).toBeCloseTo(1, 3);
+    expect((await index.search(fresh, { workspaceId: 'w' }, 3)).map((h) => h.itemId)).not.toContain('i-new');
+  });
+
+  it('rebuilds a graph that holds many removed chunks, and answers meanwhile', async () => {
+    const gone = [...records.keys()].slice(0, 1_001);
+    index.deleteItems('w', gone);
+    for (const id of gone) records.delete(id);
+    expect(index.graphReady('w')).toBe(true);
+    add(10, 10_000);
+    // The rebuild has begun: searches scan exactly until it is ready.
+    expect(index.graphReady('w')).toBe(false);
+    const q = near(topics[42]!, 0.6);
+    expect((await index.search(q, { workspaceId: 'w' }, 10)).map((h) => h.itemId)).toEqual(exact(q, 10).map(([id]) => id));
+    await graphReady();
+    const hits = await index.search(q, { workspaceId: 'w' }, 10);
+    for (const h of hits) expect(records.has(h.itemId)).toBe(true);
+    const truth = new Set(exact(q, 10).map(([id]) => id));
+    expect(hits.filter((h) => truth.has(h.itemId)).length).toBeGreaterThanOrEqual(8);
+  });
+});
