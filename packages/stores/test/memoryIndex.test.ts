@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryIndex } from '../src/vector/memoryIndex.js';
-
-/** A seeded generator, so a failure is reproducible. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s ^ (s >>> 15), 2246822507) + 0x6d2b79f5) >>> 0;
-    s = Math.imul(s ^ (s >>> 13), 3266489909) >>> 0;
-    return ((s ^ (s >>> 16)) >>> 0) / 2 ** 32 - 0.5;
-  };
-}
+import { random } from './seededRandom.js';
 
 describe('vector memory index', () => {
   const dims = 32;

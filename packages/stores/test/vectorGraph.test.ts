@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryIndex } from '../src/vector/memoryIndex.js';
+import { random } from './seededRandom.js';
 
 // In a file of its own: the first graph starts the scan thread (no exact scan has started it before).
-
-/** A seeded generator, so a failure is reproducible. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s ^ (s >>> 15), 2246822507) + 0x6d2b79f5) >>> 0;
-    s = Math.imul(s ^ (s >>> 13), 3266489909) >>> 0;
-    return ((s ^ (s >>> 16)) >>> 0) / 2 ** 32 - 0.5;
-  };
-}
 
 describe('vector memory index with its graph (an approximate search above a size)', () => {
   const dims = 32;
