@@ -7,7 +7,6 @@ export * from './types.js';
 export { createPgVectorStore, MEMORY_INDEX_MAX_CHUNKS, type PgVectorOptions, type PgVectorStore } from './pgvector.js';
 export { createQdrantVectorStore } from './qdrant.js';
 export { createMemoryIndex, sharedFloats, topInnerProducts, topInnerProductsOffThread, type MemoryIndex } from './memoryIndex.js';
-export { GRAPH_MIN_ROWS } from './graph.js';
 export { CopyBinaryRows, float4Bytes, float4Hex, fromFloat4Hex } from './binary.js';
 
 /**

@@ -121,11 +121,6 @@ class WorkspaceMatrix {
     this.data = growableFloats(dims * 256);
   }
 
-  /**
-   * Starts building the graph in the background once the matrix is large enough (or its graph holds too
-   * many removed chunks): the rows there now are added in slices that yield, and rows pushed meanwhile
-   * are added as they come. Searches scan exactly until it is ready.
-   */
   /** Sends the graph the chunks written and removed since it last heard, additions first (a key is never reused). */
   flushGraph(): void {
     const graph = this.graph;
@@ -139,8 +134,12 @@ class WorkspaceMatrix {
     this.graphRemovals = [];
   }
 
+  /**
+   * Starts building the graph in the background once the matrix is large enough (or its graph holds too
+   * many removed chunks): the rows there now are added in slices that yield, and rows pushed meanwhile
+   * are added as they come. Searches scan exactly until it is ready.
+   */
   ensureGraph(): void {
-    this.flushGraph();
     if (this.graphBuild || this.rows < this.graphMinRows || (this.graph && !this.graph.stale)) return;
     // No scan thread to hold it (it could not start): the exact scans serve every search.
     if (runningEpoch() === null) return;
