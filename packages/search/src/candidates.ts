@@ -1,4 +1,4 @@
-import { narrowsItems, readItemRows, type PoolRow, type Queryable, type SearchItemRow, type SearchReadModel } from '@engram/stores';
+import { narrowsItems, readItemRows, type CandidateRow, type PoolRow, type Queryable, type SearchItemRow, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from './filters.js';
 import { PATH_NAMES, type PathName } from './fusion.js';
 import type { PathResult } from './paths/types.js';
@@ -57,70 +57,111 @@ export const MAX_RESULTS = 200;
  * stay as they are. Reads only ids, types and dates (from the read model): text is read later, for the
  * few the second stage or the page needs.
  */
-export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, results: Partial<Record<PathName, PathResult>>): Promise<Map<string, Pooled>> {
+export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, results: Partial<Record<PathName, PathResult>>): Promise<Pooled[]> {
   const workspaceId = filter.workspaceId;
-  const ids = new Set<string>();
-  for (const r of Object.values(results)) for (const id of r?.scores.keys() ?? []) ids.add(id);
-  const rows = await read.poolRows({ workspaceId }, [...ids]);
-  const commitIds = [...rows.values()].filter((r) => r.type === 'commit').map((r) => r.id);
-  const prOf = await read.pullRequestsOf(workspaceId, commitIds);
-  const missingPrs = [...new Set(prOf.values())].filter((id) => !rows.has(id));
-  const passing = await read.poolRows(filter, missingPrs);
-  // A PR of the workspace that the filters leave out still names the change its commits belong to.
-  const existing = narrowsItems(filter) ? await read.poolRows({ workspaceId }, missingPrs.filter((id) => !passing.has(id))) : new Map<string, PoolRow>();
-  for (const [commit, pr] of prOf) if (!rows.has(pr) && !passing.has(pr) && !existing.has(pr)) prOf.delete(commit);
-  for (const [id, row] of passing) rows.set(id, row);
-
-  // Each id's path scores, read once, a path at a time: the pool is some 1,400 ids at 100k items, and
-  // the choice of a change's best commit below compares their evidence (the sum, in path order) repeatedly.
-  const scoresOf = new Map<string, { paths: Record<PathName, number>; evidence: number }>();
+  // Each id the paths returned gets a slot, in the order first seen, and its path scores a row of `scores`
+  // (the pool is some 1,400 ids at 100k items: typed arrays and one map, not a map and a record an id).
+  let bound = 0;
+  for (const name of PATH_NAMES) bound += results[name]?.scores.size ?? 0;
+  const slotOf = new Map<string, number>();
+  const ids: string[] = [];
+  const scores = new Float64Array(bound * PATH_COUNT);
+  const evidence = new Float64Array(bound);
   // (`forEach`, not `for ... of`: no [key, value] pair allocated per entry, on the hottest loops of a search.)
-  for (const name of PATH_NAMES) {
+  PATH_NAMES.forEach((name, path) => {
     results[name]?.scores.forEach((score, id) => {
-      if (!rows.has(id)) return;
-      let entry = scoresOf.get(id);
-      if (!entry) scoresOf.set(id, (entry = { paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, evidence: 0 }));
-      entry.paths[name] = score;
-      entry.evidence += score;
+      let slot = slotOf.get(id);
+      if (slot === undefined) {
+        slot = ids.length;
+        slotOf.set(id, slot);
+        ids.push(id);
+      }
+      scores[slot * PATH_COUNT + path] = score;
+      evidence[slot] = evidence[slot]! + score;
     });
+  });
+  const rows = await read.changeRows(workspaceId, ids);
+  const hasRow = (id: string): boolean => {
+    const slot = slotOf.get(id);
+    return slot !== undefined && rows[slot] !== undefined;
+  };
+  // The pull requests of pooled commits that no path returned: shown in their commits' place when they
+  // pass the filters; when they exist but the filters leave them out, they still name their commits' change.
+  const missing = new Set<string>();
+  for (const row of rows) if (row?.pr !== undefined && !hasRow(row.pr)) missing.add(row.pr);
+  const passing = await read.poolRows(filter, [...missing]);
+  const existing = narrowsItems(filter) ? await read.poolRows({ workspaceId }, [...missing].filter((id) => !passing.has(id))) : new Map<string, PoolRow>();
+  // Per pooled id, the slot of the result that stands for its change: its own (most items), its PR's when
+  // a path returned the PR, the best commit's (most path evidence, ties by id) when the filters leave the PR
+  // out; -1 for a PR no path returned that passes the filters.
+  const target = new Int32Array(ids.length).fill(NO_ROW);
+  const bestCommit = new Map<string, number>();
+  for (let slot = 0; slot < ids.length; slot++) {
+    const row = rows[slot];
+    if (row === undefined) continue;
+    const pr = row.pr;
+    if (pr === undefined) target[slot] = slot;
+    else if (passing.has(pr)) target[slot] = MISSING_PR;
+    else if (hasRow(pr)) target[slot] = slotOf.get(pr)!;
+    else if (existing.has(pr)) {
+      target[slot] = FOLDED;
+      const current = bestCommit.get(pr);
+      const better = current === undefined || evidence[slot]! > evidence[current]! || (evidence[slot] === evidence[current] && ids[slot]! < ids[current]!);
+      if (better) bestCommit.set(pr, slot);
+    } else target[slot] = slot;
   }
-  const evidence = (id: string): number => scoresOf.get(id)!.evidence;
-  // Per change, the item that stands for it: the PR when it passes, else its best commit.
-  const shownAs = new Map<string, string>();
-  for (const id of scoresOf.keys()) {
-    const change = prOf.get(id) ?? id;
-    if (rows.has(change)) {
-      shownAs.set(change, change);
+
+  // Most results stand for themselves alone; a result with members gets the best of each path over them.
+  // Signals are merged later, for the results that survive the cut (`pooledSignals`).
+  const pooled: Pooled[] = [];
+  const entryOf = new Array<Pooled | undefined>(ids.length);
+  const entryOfPr = new Map<string, Pooled>();
+  for (let slot = 0; slot < ids.length; slot++) {
+    const row = rows[slot];
+    if (row === undefined) continue;
+    let shown = target[slot]!;
+    if (shown === FOLDED) shown = bestCommit.get(row.pr!)!;
+    if (shown === slot && entryOf[slot] === undefined && nonNegative(scores, slot)) {
+      pooled.push((entryOf[slot] = { row: rowOf(row), paths: pathsAt(scores, slot), members: null, commitsFolded: 0 }));
       continue;
     }
-    const current = shownAs.get(change);
-    const better = current === undefined || evidence(id) > evidence(current) || (evidence(id) === evidence(current) && id < current);
-    if (better) shownAs.set(change, id);
-  }
-
-  // Most results stand for themselves alone: they keep their own score record (no copy); a result with
-  // members gets the best of each path over them. Signals are merged later, for the results that survive
-  // the cut (`pooledSignals`): a pool holds ~1,000 ids, a page reads 200 at most.
-  const pooled = new Map<string, Pooled>();
-  scoresOf.forEach((own, id) => {
-    const target = shownAs.get(prOf.get(id) ?? id)!;
-    let entry = pooled.get(target);
-    if (!entry && target === id && nonNegative(own.paths)) {
-      pooled.set(target, { row: rows.get(target)!, paths: own.paths, members: null, commitsFolded: 0 });
-      return;
+    let entry = shown === MISSING_PR ? entryOfPr.get(row.pr!) : entryOf[shown];
+    if (!entry) {
+      entry = { row: shown === MISSING_PR ? passing.get(row.pr!)! : rowOf(rows[shown]!), paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, members: [], commitsFolded: 0 };
+      pooled.push(entry);
+      if (shown === MISSING_PR) entryOfPr.set(row.pr!, entry);
+      else entryOf[shown] = entry;
     }
-    if (!entry) pooled.set(target, (entry = { row: rows.get(target)!, paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, members: [], commitsFolded: 0 }));
     // A result that stood for itself alone gets a member list once a second member joins it.
-    entry.members ??= [target];
-    entry.members.push(id);
-    if (target !== id) entry.commitsFolded++;
-    for (const name of PATH_NAMES) if (own.paths[name] > entry.paths[name]) entry.paths[name] = own.paths[name];
-  });
+    entry.members ??= [entry.row.id];
+    entry.members.push(row.id);
+    if (entry.row.id !== row.id) entry.commitsFolded++;
+    const paths = entry.paths;
+    PATH_NAMES.forEach((name, path) => {
+      const score = scores[slot * PATH_COUNT + path]!;
+      if (score > paths[name]) paths[name] = score;
+    });
+  }
   return pooled;
 }
 
-function nonNegative(paths: Record<PathName, number>): boolean {
-  for (const name of PATH_NAMES) if (!(paths[name] >= 0)) return false;
+const PATH_COUNT = PATH_NAMES.length;
+/** `target` of a slot without a row, of a commit shown as a PR no path returned, of a commit folded into its change's best commit. */
+const NO_ROW = -3;
+const MISSING_PR = -1;
+const FOLDED = -2;
+
+/** A pooled row as a result shows it (without the pull request it belongs to). */
+const rowOf = (row: CandidateRow): PoolRow => ({ id: row.id, type: row.type, occurredAt: row.occurredAt });
+
+/** A slot's path scores as a record. */
+function pathsAt(scores: Float64Array, slot: number): Record<PathName, number> {
+  const at = slot * PATH_COUNT;
+  return { lexical: scores[at]!, vector: scores[at + 1]!, entity: scores[at + 2]!, cluster: scores[at + 3]!, actor: scores[at + 4]! };
+}
+
+function nonNegative(scores: Float64Array, slot: number): boolean {
+  for (let i = slot * PATH_COUNT, end = i + PATH_COUNT; i < end; i++) if (!(scores[i]! >= 0)) return false;
   return true;
 }
 
@@ -160,10 +201,17 @@ export function pooledFusionEvidence(p: Pooled, results: Partial<Record<PathName
     const byId = results[name]?.signals;
     if (!byId) continue;
     for (let i = 0; i < memberCount(p); i++) {
-      const own = byId.get(memberAt(p, i));
-      if (!own) continue;
-      const proximity = own.proximity;
-      const idfCovered = own.idfCovered;
+      const member = memberAt(p, i);
+      let proximity: number | undefined;
+      let idfCovered: number | undefined;
+      if (byId.signal) {
+        proximity = byId.signal(member, 'proximity');
+        idfCovered = byId.signal(member, 'idfCovered');
+      } else {
+        const own = byId.get(member);
+        proximity = own?.proximity;
+        idfCovered = own?.idfCovered;
+      }
       if (proximity !== undefined) out.proximity = Math.max(out.proximity ?? 0, proximity);
       if (idfCovered !== undefined) out.idfCovered = Math.max(out.idfCovered ?? 0, idfCovered);
     }

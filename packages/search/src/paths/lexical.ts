@@ -274,6 +274,12 @@ export class LexicalSignals implements PathSignals {
     private readonly table: Float64Array,
   ) {}
 
+  signal(id: string, name: string): number | undefined {
+    const r = this.rowOf.get(id);
+    const at = S[name as (typeof SIGNAL_NAMES)[number]];
+    return r === undefined || at === undefined ? undefined : this.table[r * SIGNAL_COUNT + at];
+  }
+
   get(id: string): Record<(typeof SIGNAL_NAMES)[number], number> | undefined {
     const r = this.rowOf.get(id);
     if (r === undefined) return undefined;

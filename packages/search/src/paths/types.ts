@@ -12,6 +12,8 @@ export interface PathResult {
  */
 export interface PathSignals {
   get(id: string): Readonly<Record<string, number>> | undefined;
+  /** One signal of a candidate, with no record made (fusion reads two of every pooled result's). */
+  signal?(id: string, name: string): number | undefined;
 }
 
 export const emptyPath = (ms = 0): PathResult => ({ scores: new Map(), ms });

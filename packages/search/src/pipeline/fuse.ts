@@ -35,7 +35,7 @@ export async function fuseCandidates(
   const pooled = await poolCandidates(deps.read, q.filter, retrieved.paths);
   // The two signals fusion reads, for every pooled result (one object reused: the rest are merged for the survivors only).
   const evidence: FusionEvidence = { proximity: undefined, idfCovered: undefined };
-  const scored = [...pooled.values()].map((p) => {
+  const scored = pooled.map((p) => {
     const recency = recencyScore(p.row.occurredAt, deps.now, deps.fusion.recencyHalfLifeDays);
     return { id: p.row.id, p, fused: blend(p.paths, fusionSignals(pooledFusionEvidence(p, retrieved.paths, evidence), recency), deps.fusion) };
   });

@@ -5,7 +5,7 @@ import { actorRolesOf } from './people.js';
 import { pgNumberArray } from './pgArrays.js';
 import { GrowingPostingList, parseTsvector, type DocumentTerm } from './postingLists.js';
 import type { MentionRow } from '../../repositories/clusters.js';
-import { ENTITIES_PER_ITEM, type ActorItemRow, type CollectionStats, type EntityMatch, type EntityMatchesRead, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
+import { ENTITIES_PER_ITEM, type ActorItemRow, type CandidateRow, type CollectionStats, type EntityMatch, type EntityMatchesRead, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
 
 /** Items read per page when loading: bounded work between yields to the event loop. */
 const PAGE = 1000;
@@ -80,6 +80,8 @@ class WorkspaceIndex {
   /** commit -> its pull requests, and the reverse, from `commit_pr` edges. */
   readonly prsOf = new Map<string, Set<string>>();
   readonly commitsOf = new Map<string, Set<string>>();
+  /** commit -> the lowest id of its pull requests: what a search's pool reads of every commit (`changeRows`). */
+  readonly prOf = new Map<string, string>();
   documents = 0;
   totalLength = 0;
   /** One copy of each type, source, category and list of actor names (100k items repeat a few hundred). */
@@ -255,14 +257,23 @@ class WorkspaceIndex {
 
   unlinkChanges(itemId: string): void {
     for (const pr of this.prsOf.get(itemId) ?? []) this.commitsOf.get(pr)?.delete(itemId);
-    for (const commit of this.commitsOf.get(itemId) ?? []) this.prsOf.get(commit)?.delete(itemId);
+    for (const commit of this.commitsOf.get(itemId) ?? []) {
+      const prs = this.prsOf.get(commit);
+      prs?.delete(itemId);
+      if (this.prOf.get(commit) !== itemId) continue;
+      if (prs && prs.size > 0) this.prOf.set(commit, smallest(prs));
+      else this.prOf.delete(commit);
+    }
     this.prsOf.delete(itemId);
     this.commitsOf.delete(itemId);
+    this.prOf.delete(itemId);
   }
 
   linkChange(prId: string, commitId: string): void {
     this.prsOf.set(commitId, (this.prsOf.get(commitId) ?? new Set()).add(prId));
     this.commitsOf.set(prId, (this.commitsOf.get(prId) ?? new Set()).add(commitId));
+    const lowest = this.prOf.get(commitId);
+    if (lowest === undefined || prId < lowest) this.prOf.set(commitId, prId);
   }
 
   compactEntity(entry: EntityEntry): void {
@@ -669,16 +680,19 @@ export function createMemoryReadModel(
       return out;
     },
 
-    async pullRequestsOf(workspaceId, commitIds): Promise<Map<string, string>> {
-      if (!(await use())) return fallback.pullRequestsOf(workspaceId, commitIds);
+    async changeRows(workspaceId, ids): Promise<(CandidateRow | undefined)[]> {
+      if (!(await use())) return fallback.changeRows(workspaceId, ids);
       const ws = workspaces.get(workspaceId);
-      const out = new Map<string, string>();
-      if (!ws) return out;
-      for (const commit of commitIds) {
-        // Most commits of a pool have no PR (lone commits) and the rest one: no array or iterator made for them.
-        const prs = ws.prsOf.get(commit);
-        if (prs === undefined || prs.size === 0) continue;
-        out.set(commit, prs.size === 1 ? (prs.values().next().value as string) : smallest(prs));
+      const out: (CandidateRow | undefined)[] = [];
+      for (const id of ids) {
+        const doc = ws?.ordOf.get(id);
+        if (doc === undefined) {
+          out.push(undefined);
+          continue;
+        }
+        const type = ws!.type[doc]!;
+        // Most pooled commits have no pull request (lone commits): one object shape either way.
+        out.push({ id, type, occurredAt: ws!.occurredAt[doc]!, pr: type === 'commit' ? ws!.prOf.get(id) : undefined });
       }
       return out;
     },

@@ -4,7 +4,7 @@ import { itemEntities } from '../enrichment.js';
 import { listItemMentions } from '../../repositories/clusters.js';
 import { actorRolesOf, itemsOfActors } from './people.js';
 import { packFields } from './postingLists.js';
-import { ENTITIES_PER_ITEM, type CollectionStats, type EntityMatchesRead, type PoolRow, type PostingList, type PostingsRead, type SearchReadModel } from './types.js';
+import { ENTITIES_PER_ITEM, type CandidateRow, type CollectionStats, type EntityMatchesRead, type ItemFilter, type PoolRow, type PostingList, type PostingsRead, type SearchReadModel } from './types.js';
 
 const STATS_TTL_MS = 30_000;
 
@@ -38,6 +38,16 @@ export function createSqlReadModel(db: Queryable): SearchReadModel {
   let kept: Promise<boolean> | null = null;
   const postingsKept = (): Promise<boolean> =>
     (kept ??= db.query<{ off: boolean }>("SELECT current_setting('engram.postings', true) = 'off' AS off").then((r) => r.rows[0]?.off !== true));
+
+  async function poolRows(filter: ItemFilter, ids: readonly string[]): Promise<Map<string, PoolRow>> {
+    if (ids.length === 0) return new Map();
+    const where = itemFilterSql(filter, 2);
+    const res = await db.query<{ id: string; type: string; occurred_at: Date | string }>(
+      `SELECT i.id, i.type, i.occurred_at FROM items i WHERE i.id = ANY($1::text[]) AND ${where.sql}`,
+      [ids, ...where.params],
+    );
+    return new Map(res.rows.map((r): [string, PoolRow] => [r.id, { id: r.id, type: r.type, occurredAt: new Date(r.occurred_at).getTime() }]));
+  }
 
   return {
     kind: 'sql',
@@ -149,30 +159,28 @@ export function createSqlReadModel(db: Queryable): SearchReadModel {
       return read;
     },
 
-    async poolRows(filter, ids) {
-      if (ids.length === 0) return new Map();
-      const where = itemFilterSql(filter, 2);
-      const res = await db.query<{ id: string; type: string; occurred_at: Date | string }>(
-        `SELECT i.id, i.type, i.occurred_at FROM items i WHERE i.id = ANY($1::text[]) AND ${where.sql}`,
-        [ids, ...where.params],
-      );
-      return new Map(res.rows.map((r): [string, PoolRow] => [r.id, { id: r.id, type: r.type, occurredAt: new Date(r.occurred_at).getTime() }]));
-    },
+    poolRows,
 
     itemEntities(_workspaceId, ids, perItem = ENTITIES_PER_ITEM) {
       return itemEntities(db, [...ids], perItem);
     },
 
-    async pullRequestsOf(_workspaceId, commitIds) {
-      const prOf = new Map<string, string>();
-      if (commitIds.length === 0) return prOf;
+    async changeRows(workspaceId, ids) {
+      if (ids.length === 0) return [];
+      const rows = await poolRows({ workspaceId }, ids);
+      const commits = [...rows.values()].filter((r) => r.type === 'commit').map((r) => r.id);
       // The indexer orients every commit_pr edge from the pull request to the commit.
-      const edges = await db.query<{ commit_id: string; pr_id: string }>(
-        `SELECT target_id AS commit_id, source_id AS pr_id FROM edges WHERE type = 'commit_pr' AND target_id = ANY($1::text[])`,
-        [commitIds],
-      );
-      for (const e of edges.rows) if (!prOf.has(e.commit_id) || e.pr_id < prOf.get(e.commit_id)!) prOf.set(e.commit_id, e.pr_id);
-      return prOf;
+      const edges =
+        commits.length === 0
+          ? []
+          : (await db.query<{ commit_id: string; pr_id: string }>(`SELECT target_id AS commit_id, source_id AS pr_id FROM edges WHERE type = 'commit_pr' AND target_id = ANY($1::text[])`, [commits])).rows;
+      const prOf = new Map<string, string>();
+      for (const e of edges) if (!prOf.has(e.commit_id) || e.pr_id < prOf.get(e.commit_id)!) prOf.set(e.commit_id, e.pr_id);
+      return ids.map((id): CandidateRow | undefined => {
+        const row = rows.get(id);
+        const pr = prOf.get(id);
+        return row && pr !== undefined ? { ...row, pr } : row;
+      });
     },
 
     itemsOfActors: (filter, actorIds, limit) => itemsOfActors(db, filter, actorIds, limit),

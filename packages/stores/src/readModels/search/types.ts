@@ -73,6 +73,11 @@ export interface PoolRow {
   occurredAt: number;
 }
 
+/** A pooled item's row and, for a commit that belongs to a pull request, that pull request's id (the lowest when several). */
+export interface CandidateRow extends PoolRow {
+  pr?: string;
+}
+
 /** One (item, person, role) row of a person's work: the actor path and a search's people read these. */
 export interface ActorItemRow {
   id: string;
@@ -99,8 +104,11 @@ export interface SearchReadModel {
   poolRows(filter: ItemFilter, ids: readonly string[]): Promise<Map<string, PoolRow>>;
   /** Entities of each of these items for a result's `entities`: most confident first, then the rarer, then by key. */
   itemEntities(workspaceId: string, ids: readonly string[], perItem?: number): Promise<Map<string, { key: string; category: string }[]>>;
-  /** The pull request of each of these commits that has one (the lowest id when several). */
-  pullRequestsOf(workspaceId: string, commitIds: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * The row of each of `ids`, at the same position (undefined where the workspace has no such item), with
+   * a commit's pull request: the pool's one read of every candidate, so an array and no map.
+   */
+  changeRows(workspaceId: string, ids: readonly string[]): Promise<(CandidateRow | undefined)[]>;
   /**
    * The newest `limit` (item, actor, role) rows of these actors' items that pass the filter: newest item
    * first, ties by item id, then role, then actor id (binary order).
