@@ -65,22 +65,29 @@ export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, 
   for (const name of PATH_NAMES) bound += results[name]?.scores.size ?? 0;
   const slotOf = new Map<string, number>();
   const ids: string[] = [];
+  // Each slot's document ordinal where a path gave it (-1 where none did).
+  const docs: number[] = [];
   const scores = new Float64Array(bound * PATH_COUNT);
   const evidence = new Float64Array(bound);
   // (`forEach`, not `for ... of`: no [key, value] pair allocated per entry, on the hottest loops of a search.)
   PATH_NAMES.forEach((name, path) => {
+    const given = results[name]?.docs;
+    let i = 0;
     results[name]?.scores.forEach((score, id) => {
+      const doc = given ? given[i]! : -1;
+      i++;
       let slot = slotOf.get(id);
       if (slot === undefined) {
         slot = ids.length;
         slotOf.set(id, slot);
         ids.push(id);
-      }
+        docs.push(doc);
+      } else if (docs[slot] === -1) docs[slot] = doc;
       scores[slot * PATH_COUNT + path] = score;
       evidence[slot] = evidence[slot]! + score;
     });
   });
-  const rows = await read.changeRows(workspaceId, ids);
+  const rows = await read.changeRows(workspaceId, ids, docs);
   const hasRow = (id: string): boolean => {
     const slot = slotOf.get(id);
     return slot !== undefined && rows[slot] !== undefined;

@@ -103,6 +103,11 @@ async function snapshot(read: SearchReadModel, filter: ItemFilter, terms: string
   const rows = [...(await read.poolRows(filter, ids)).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   // Every id at its position: an unknown one as null, a commit with the pull request it belongs to.
   const changes = (await read.changeRows(filter.workspaceId, ids)).map((r) => (r ? { id: r.id, type: r.type, occurredAt: r.occurredAt, pr: r.pr ?? null } : null));
+  // Ordinals given as hints change nothing, whether right (the postings') or wrong (any other number).
+  const ordinals = new Map(postings.lists.flatMap((l) => Array.from(l.docs.subarray(0, l.count), (doc) => [postings.itemId(doc), doc] as const)));
+  for (const hints of [ids.map((id) => ordinals.get(id) ?? -1), ids.map((_, i) => i), ids.map((_, i) => ids.length - 1 - i)]) {
+    expect(await read.changeRows(filter.workspaceId, ids, hints)).toEqual(await read.changeRows(filter.workspaceId, ids));
+  }
   const stats = await read.stats(filter.workspaceId);
   // A result's entities, in the order it lists them.
   const itemEntities = [...(await read.itemEntities(filter.workspaceId, ids))].sort((a, b) => (a[0] < b[0] ? -1 : 1));

@@ -49,10 +49,11 @@ export function entityPath(read: SearchReadModel, filter: ItemFilter, entities: 
           matched[doc] = matched[doc]! + 1;
         }
       }
-      const ranked = best(raw, touched, k, matches.itemId).map((doc) => ({ id: matches.itemId(doc), score: raw[doc]!, matched: matched[doc]! }));
+      const docs = best(raw, touched, k, matches.itemId);
+      const ranked = docs.map((doc) => ({ id: matches.itemId(doc), score: raw[doc]!, matched: matched[doc]! }));
       const scores = new Map(ranked.map((r) => [r.id, Math.min(1, r.score / denom)]));
       const signals = new Map(ranked.map((r) => [r.id, { entityMatches: r.matched }]));
-      return { scores, signals };
+      return { scores, signals, docs };
     } finally {
       for (const doc of touched) {
         raw[doc] = 0;

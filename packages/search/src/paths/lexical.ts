@@ -132,7 +132,7 @@ export async function lexicalPath(
       table[row + S.bm25] = score;
       table[row + S.proximity] = proximity(pairs, lists, at, top.length, r);
     }
-    return { scores, signals: new LexicalSignals(rowOf, table), ms: performance.now() - started };
+    return { scores, signals: new LexicalSignals(rowOf, table), docs: top, ms: performance.now() - started };
   } finally {
     for (let i = 0; i < touchedCount; i++) {
       const doc = pad.touched[i]!;

@@ -4,6 +4,11 @@ export interface PathResult {
   ms: number;
   /** Per-candidate raw signals the reranker reads as features (BM25 per field, cosine ...). */
   signals?: PathSignals;
+  /**
+   * The read model's document ordinal of each id of `scores`, in the map's order, where the path has them
+   * (lexical, entity): a hint that spares the pool a lookup by id (`changeRows` checks it).
+   */
+  docs?: readonly number[];
 }
 
 /**

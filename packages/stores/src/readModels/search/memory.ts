@@ -80,8 +80,9 @@ class WorkspaceIndex {
   /** commit -> its pull requests, and the reverse, from `commit_pr` edges. */
   readonly prsOf = new Map<string, Set<string>>();
   readonly commitsOf = new Map<string, Set<string>>();
-  /** commit -> the lowest id of its pull requests: what a search's pool reads of every commit (`changeRows`). */
+  /** commit -> the lowest id of its pull requests, and the same by the commit's document (`changeRows` reads it for every pooled commit). */
   readonly prOf = new Map<string, string>();
+  readonly prOfDoc: (string | undefined)[] = [];
   documents = 0;
   totalLength = 0;
   /** One copy of each type, source, category and list of actor names (100k items repeat a few hundred). */
@@ -147,6 +148,7 @@ class WorkspaceIndex {
     }
     this.ids.push(row.id);
     this.ordOf.set(row.id, doc);
+    this.prOfDoc.push(this.prOf.get(row.id));
     this.alive[doc] = 1;
     this.length.push(row.lexical_length);
     this.type.push(this.intern(row.type));
@@ -263,10 +265,12 @@ class WorkspaceIndex {
       if (this.prOf.get(commit) !== itemId) continue;
       if (prs && prs.size > 0) this.prOf.set(commit, smallest(prs));
       else this.prOf.delete(commit);
+      this.syncPr(commit);
     }
     this.prsOf.delete(itemId);
     this.commitsOf.delete(itemId);
     this.prOf.delete(itemId);
+    this.syncPr(itemId);
   }
 
   linkChange(prId: string, commitId: string): void {
@@ -274,6 +278,12 @@ class WorkspaceIndex {
     this.commitsOf.set(prId, (this.commitsOf.get(prId) ?? new Set()).add(commitId));
     const lowest = this.prOf.get(commitId);
     if (lowest === undefined || prId < lowest) this.prOf.set(commitId, prId);
+    this.syncPr(commitId);
+  }
+
+  private syncPr(commitId: string): void {
+    const doc = this.ordOf.get(commitId);
+    if (doc !== undefined) this.prOfDoc[doc] = this.prOf.get(commitId);
   }
 
   compactEntity(entry: EntityEntry): void {
@@ -680,19 +690,22 @@ export function createMemoryReadModel(
       return out;
     },
 
-    async changeRows(workspaceId, ids): Promise<(CandidateRow | undefined)[]> {
+    async changeRows(workspaceId, ids, docs): Promise<(CandidateRow | undefined)[]> {
       if (!(await use())) return fallback.changeRows(workspaceId, ids);
       const ws = workspaces.get(workspaceId);
       const out: (CandidateRow | undefined)[] = [];
-      for (const id of ids) {
-        const doc = ws?.ordOf.get(id);
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
+        // The hint when it still names this item's live document (a map lookup less), else by id.
+        const hint = docs?.[i] ?? -1;
+        const doc = ws && hint >= 0 && ws.ids[hint] === id && ws.alive[hint] === 1 ? hint : ws?.ordOf.get(id);
         if (doc === undefined) {
           out.push(undefined);
           continue;
         }
         const type = ws!.type[doc]!;
         // Most pooled commits have no pull request (lone commits): one object shape either way.
-        out.push({ id, type, occurredAt: ws!.occurredAt[doc]!, pr: type === 'commit' ? ws!.prOf.get(id) : undefined });
+        out.push({ id, type, occurredAt: ws!.occurredAt[doc]!, pr: type === 'commit' ? ws!.prOfDoc[doc] : undefined });
       }
       return out;
     },

@@ -106,9 +106,11 @@ export interface SearchReadModel {
   itemEntities(workspaceId: string, ids: readonly string[], perItem?: number): Promise<Map<string, { key: string; category: string }[]>>;
   /**
    * The row of each of `ids`, at the same position (undefined where the workspace has no such item), with
-   * a commit's pull request: the pool's one read of every candidate, so an array and no map.
+   * a commit's pull request: the pool's one read of every candidate, so an array and no map. `docs`, where
+   * given, is each id's document ordinal as this model's postings or entity matches named it (-1: unknown),
+   * a hint checked against the id.
    */
-  changeRows(workspaceId: string, ids: readonly string[]): Promise<(CandidateRow | undefined)[]>;
+  changeRows(workspaceId: string, ids: readonly string[], docs?: readonly number[]): Promise<(CandidateRow | undefined)[]>;
   /**
    * The newest `limit` (item, actor, role) rows of these actors' items that pass the filter: newest item
    * first, ties by item id, then role, then actor id (binary order).
