@@ -5,6 +5,8 @@ export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ES
 
 /** Words (and the separators between them) as they appear in the text. */
 const WORD = /[\p{L}\p{N}_]+/gu;
+/** A word (group 1), or a character HTML needs escaped (a word holds none). */
+const WORD_OR_ESCAPE = /([\p{L}\p{N}_]+)|[&<>"']/gu;
 
 /** Whether a word of a result's text is one of the query's terms once normalised. */
 export type WordMatcher = (word: string) => boolean;
@@ -31,16 +33,8 @@ export function queryWordMatcher(queryTerms: ReadonlySet<string>): WordMatcher {
  * so no HTML from a source gets through.
  */
 export function highlight(text: string, matches: WordMatcher): string {
-  let out = '';
-  let last = 0;
-  for (const m of text.matchAll(WORD)) {
-    const start = m.index;
-    out += escapeHtml(text.slice(last, start));
-    const word = m[0];
-    out += matches(word) ? `<mark>${escapeHtml(word)}</mark>` : escapeHtml(word);
-    last = start + word.length;
-  }
-  return out + escapeHtml(text.slice(last));
+  // One pass of `replace`: no match object made per word, as `matchAll` makes.
+  return text.replace(WORD_OR_ESCAPE, (found: string, word: string | undefined) => (word === undefined ? ESCAPES[found]! : matches(word) ? `<mark>${word}</mark>` : word));
 }
 
 /**
@@ -51,7 +45,10 @@ export function focusSnippet(content: string, fallback: string, matches: WordMat
   const text = content.replace(/\s+/g, ' ').trim();
   if (text.length <= width) return text || fallback;
   const hits: number[] = [];
-  for (const m of text.matchAll(WORD)) if (matches(m[0])) hits.push(m.index);
+  text.replace(WORD, (word: string, at: number) => {
+    if (matches(word)) hits.push(at);
+    return '';
+  });
   if (hits.length === 0) return fallback;
   let best = 0;
   let bestCount = 0;

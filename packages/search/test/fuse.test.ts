@@ -9,7 +9,7 @@ describe('bestFused', () => {
     fc.assert(
       fc.property(pool, fc.integer({ min: 1, max: 250 }), (scored, limit) => {
         const expected = [...scored].sort(byScore((c) => c.fused)).slice(0, limit);
-        expect(bestFused([...scored], limit)).toEqual(expected);
+        expect(bestFused(Float64Array.from(scored, (c) => c.fused), limit, (i) => scored[i]!.id).map((i) => scored[i])).toEqual(expected);
       }),
     );
   });

@@ -36,39 +36,41 @@ export function entityPath(read: SearchReadModel, filter: ItemFilter, entities: 
     const weighted = known.filter((e) => weight.has(e.id));
     let maxDoc = -1;
     for (const e of weighted) for (let m = 0; m < e.count; m++) maxDoc = Math.max(maxDoc, e.docs[m]!);
-    const { raw, matched } = scratch(maxDoc + 1);
-    const touched: number[] = [];
+    const { raw, matched, touched } = scratch(maxDoc + 1);
+    let touchedCount = 0;
     try {
       for (const entity of weighted) {
         const w = weight.get(entity.id)!;
         for (let m = 0; m < entity.count; m++) {
           const doc = entity.docs[m]!;
           if (!matches.admits(doc)) continue;
-          if (matched[doc] === 0) touched.push(doc);
+          if (matched[doc] === 0) touched[touchedCount++] = doc;
           raw[doc] = raw[doc]! + w * Math.min(1, entity.confidence[m]!);
           matched[doc] = matched[doc]! + 1;
         }
       }
-      const docs = best(raw, touched, k, matches.itemId);
+      const docs = best(raw, touched.subarray(0, touchedCount), k, matches.itemId);
       const ranked = docs.map((doc) => ({ id: matches.itemId(doc), score: raw[doc]!, matched: matched[doc]! }));
       const scores = new Map(ranked.map((r) => [r.id, Math.min(1, r.score / denom)]));
       const signals = new Map(ranked.map((r) => [r.id, { entityMatches: r.matched }]));
       return { scores, signals, docs };
     } finally {
-      for (const doc of touched) {
-        raw[doc] = 0;
-        matched[doc] = 0;
+      for (let i = 0; i < touchedCount; i++) {
+        raw[touched[i]!] = 0;
+        matched[touched[i]!] = 0;
       }
     }
   });
 }
 
-/** One slot per document ordinal, zeroed after each search (the scoring loop never awaits); grown, never shrunk. */
-let slots = { raw: new Float64Array(1 << 14), matched: new Uint16Array(1 << 14) };
-function scratch(size: number): { raw: Float64Array; matched: Uint16Array } {
-  if (size > slots.raw.length) {
-    const n = Math.max(size, slots.raw.length * 2);
-    slots = { raw: new Float64Array(n), matched: new Uint16Array(n) };
-  }
+/**
+ * One slot per document ordinal, zeroed after each search (the scoring loop never awaits), and the list
+ * of documents touched (a language's mentions are tens of thousands at 100k items: no array grown per
+ * search); grown, never shrunk.
+ */
+const sized = (n: number) => ({ raw: new Float64Array(n), matched: new Uint16Array(n), touched: new Int32Array(n) });
+let slots = sized(1 << 14);
+function scratch(size: number): typeof slots {
+  if (size > slots.raw.length) slots = sized(Math.max(size, slots.raw.length * 2));
   return slots;
 }

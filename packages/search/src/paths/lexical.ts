@@ -233,6 +233,13 @@ function scratch(size: number): typeof slots {
   return slots;
 }
 
+/** 0 .. n - 1 (an array filled by a loop: `Array.from(keys())` makes an iterator result per element). */
+export function positions(n: number): number[] {
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = i;
+  return out;
+}
+
 /**
  * Where each of `docs` (any order) sits in each list: `at[l * docs.length + r]` is the posting of
  * `docs[r]` in `lists[l]`, or -1. One pass per list, galloping over the documents in ascending order.
@@ -240,7 +247,7 @@ function scratch(size: number): typeof slots {
 function postingsOf(lists: readonly PostingList[], docs: readonly number[]): Int32Array {
   const n = docs.length;
   const at = new Int32Array(lists.length * n).fill(-1);
-  const order = Array.from(docs.keys()).sort((x, y) => docs[x]! - docs[y]!);
+  const order = positions(n).sort((x, y) => docs[x]! - docs[y]!);
   lists.forEach((list, l) => {
     let p = 0;
     for (let i = 0; i < n && p < list.count; i++) {
@@ -355,7 +362,11 @@ function fieldSignals(
  */
 export function best(acc: Float64Array, touched: ArrayLike<number>, limit: number, idOf: (doc: number) => string): number[] {
   const byScore = (x: number, y: number) => acc[y]! - acc[x]! || (idOf(x) < idOf(y) ? -1 : 1);
-  if (touched.length <= limit) return Array.from(touched).sort(byScore);
+  if (touched.length <= limit) {
+    const all = new Array<number>(touched.length);
+    for (let i = 0; i < touched.length; i++) all[i] = touched[i]!;
+    return all.sort(byScore);
+  }
   // Partial selection: the limit-th best score is the threshold (found in linear time: at 100k items a
   // common word touches tens of thousands of documents), and only what reaches it is sorted. Documents
   // at the threshold are often thousands (one common word, the same length): they are ordered by id

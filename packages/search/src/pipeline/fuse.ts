@@ -1,7 +1,7 @@
 import type { Db, SearchReadModel } from '@engram/stores';
 import { areaTitleLift, type AreaModelReader } from '../areaLift.js';
 import { loadItems, MAX_RESULTS, poolCandidates, pooledFusionEvidence, pooledSignals, toCandidate, type FusionEvidence, type ItemRow } from '../candidates.js';
-import { best } from '../paths/lexical.js';
+import { best, positions } from '../paths/lexical.js';
 import { fuse as blend, fusionSignals, recencyScore, type FusionWeights } from '../fusion.js';
 import type { Candidate } from '../rank/types.js';
 import type { Question, Retrieved } from './types.js';
@@ -35,11 +35,12 @@ export async function fuseCandidates(
   const pooled = await poolCandidates(deps.read, q.filter, retrieved.paths);
   // The two signals fusion reads, for every pooled result (one object reused: the rest are merged for the survivors only).
   const evidence: FusionEvidence = { proximity: undefined, idfCovered: undefined };
-  const scored = pooled.map((p) => {
+  const fused = new Float64Array(pooled.length);
+  pooled.forEach((p, i) => {
     const recency = recencyScore(p.row.occurredAt, deps.now, deps.fusion.recencyHalfLifeDays);
-    return { id: p.row.id, p, fused: blend(p.paths, fusionSignals(pooledFusionEvidence(p, retrieved.paths, evidence), recency), deps.fusion) };
+    fused[i] = blend(p.paths, fusionSignals(pooledFusionEvidence(p, retrieved.paths, evidence), recency), deps.fusion);
   });
-  const fusedPool = bestFused(scored, MAX_RESULTS);
+  const fusedPool = bestFused(fused, MAX_RESULTS, (i) => pooled[i]!.row.id).map((i) => ({ id: pooled[i]!.row.id, p: pooled[i]!, fused: fused[i]! }));
   const rows = await loadItems(deps.db, q.workspaceId, fusedPool.slice(0, options.textDepth).map((c) => c.id));
   const candidates = fusedPool.map((c) => toCandidate({ row: c.p.row, paths: c.p.paths, signals: options.signals ? pooledSignals(c.p, retrieved.paths) : null }, rows.get(c.id), c.fused, deps.now));
   if (!options.areas) return { candidates, rows };
@@ -55,11 +56,10 @@ export async function fuseCandidates(
 }
 
 /**
- * The `limit` best by fused score, ties by id: what sorting them all and keeping the first `limit` gives,
- * with only those sorted (the pool is some 1,400 results at 100k items, the list 200); the lexical path's
- * cut (`best`) over their positions.
+ * The positions of the `limit` best fused scores, ties by id: what sorting them all and keeping the first
+ * `limit` gives, with only those sorted (the pool is some 1,400 results at 100k items, the list 200); the
+ * lexical path's cut (`best`) over their positions.
  */
-export function bestFused<T extends { id: string; fused: number }>(scored: T[], limit: number): T[] {
-  const positions = Array.from(scored.keys());
-  return best(Float64Array.from(scored, (c) => c.fused), positions, limit, (i) => scored[i]!.id).map((i) => scored[i]!);
+export function bestFused(fused: Float64Array, limit: number, idOf: (position: number) => string): number[] {
+  return best(fused, positions(fused.length), limit, idOf);
 }
