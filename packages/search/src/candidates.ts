@@ -1,4 +1,4 @@
-import { narrowsItems, readItemRows, type CandidateRow, type PoolRow, type Queryable, type SearchItemRow, type SearchReadModel } from '@engram/stores';
+import { narrowsItems, readItemRows, type PoolRow, type Queryable, type SearchItemRow, type SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from './filters.js';
 import { PATH_NAMES, type PathName } from './fusion.js';
 import type { PathResult } from './paths/types.js';
@@ -129,12 +129,12 @@ export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, 
     let shown = target[slot]!;
     if (shown === FOLDED) shown = bestCommit.get(row.pr!)!;
     if (shown === slot && entryOf[slot] === undefined && nonNegative(scores, slot)) {
-      pooled.push((entryOf[slot] = { row: rowOf(row), paths: pathsAt(scores, slot), members: null, commitsFolded: 0 }));
+      pooled.push((entryOf[slot] = { row, paths: pathsAt(scores, slot), members: null, commitsFolded: 0 }));
       continue;
     }
     let entry = shown === MISSING_PR ? entryOfPr.get(row.pr!) : entryOf[shown];
     if (!entry) {
-      entry = { row: shown === MISSING_PR ? passing.get(row.pr!)! : rowOf(rows[shown]!), paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, members: [], commitsFolded: 0 };
+      entry = { row: shown === MISSING_PR ? passing.get(row.pr!)! : rows[shown]!, paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, members: [], commitsFolded: 0 };
       pooled.push(entry);
       if (shown === MISSING_PR) entryOfPr.set(row.pr!, entry);
       else entryOf[shown] = entry;
@@ -157,9 +157,6 @@ const PATH_COUNT = PATH_NAMES.length;
 const NO_ROW = -3;
 const MISSING_PR = -1;
 const FOLDED = -2;
-
-/** A pooled row as a result shows it (without the pull request it belongs to). */
-const rowOf = (row: CandidateRow): PoolRow => ({ id: row.id, type: row.type, occurredAt: row.occurredAt });
 
 /** A slot's path scores as a record. */
 function pathsAt(scores: Float64Array, slot: number): Record<PathName, number> {

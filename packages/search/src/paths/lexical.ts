@@ -128,7 +128,7 @@ export async function lexicalPath(
       scores.set(id, Math.min(1, score / ideal));
       rowOf.set(id, r);
       const row = r * SIGNAL_COUNT;
-      fieldSignals(table, row, lists, at, top.length, r, idfOf, { k1, norm: normOf(doc), idfSum, terms: present.length });
+      fieldSignals(table, row, lists, at, top.length, r, idfOf, k1, normOf(doc), idfSum, present.length);
       table[row + S.bm25] = score;
       table[row + S.proximity] = proximity(pairs, lists, at, top.length, r);
     }
@@ -321,7 +321,11 @@ function fieldSignals(
   n: number,
   r: number,
   idfOf: Float64Array,
-  { k1, norm, idfSum, terms }: { k1: number; norm: number; idfSum: number; terms: number },
+  // (Numbers, not an options object: one object a kept document, 800 a search, was most of what this path allocated.)
+  k1: number,
+  norm: number,
+  idfSum: number,
+  terms: number,
 ): void {
   let bm25Title = 0;
   let bm25Body = 0;
