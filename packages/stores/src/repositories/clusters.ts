@@ -6,9 +6,16 @@ import { float4Hex } from '../vector/binary.js';
 /**
  * Topic clusters: one row per cluster (labels, running-mean centroid, member count) and one membership
  * row per item. Incremental assignment (`assignCluster` in @engram/indexer) writes with compare-and-set
- * on `updated_at::text`, the cluster's version, written with clock_timestamp() so that two writes never
- * share one. The re-cluster job stages its result in slices and swaps it in with `applyReclusterStage`.
+ * on `updated_at::text`, the cluster's version (`nextVersion`). The re-cluster job stages its result in
+ * slices and swaps it in with `applyReclusterStage`.
  */
+
+/**
+ * A cluster's next version: the clock, and always past the version it replaces. PGlite's clock counts
+ * milliseconds, so two writes within one (a join right after a seed) shared a version and a stale
+ * compare-and-set passed.
+ */
+const nextVersion = (table = 'clusters'): string => `greatest(clock_timestamp(), ${table}.updated_at + interval '1 microsecond')`;
 
 /**
  * Centroids are stored as big-endian float4 bytes (2 KB for 512 dimensions) and travel as hex text
@@ -145,7 +152,7 @@ export async function compareAndJoin(
 ): Promise<JoinOutcome> {
   const res = await db.query<{ version: string; inserted: number }>(
     `WITH upd AS (
-       UPDATE clusters SET centroid = decode($4, 'hex'), member_count = $5, updated_at = clock_timestamp()
+       UPDATE clusters SET centroid = decode($4, 'hex'), member_count = $5, updated_at = ${nextVersion()}
        WHERE id = $1 AND updated_at::text = $2 RETURNING id, updated_at::text AS version
      ), mem AS (
        INSERT INTO cluster_members (item_id, cluster_id, workspace_id, similarity)
@@ -182,7 +189,7 @@ export async function writeClusterBatch(db: Db, batch: ClusterBatch): Promise<Ma
       const versions = new Map<string, string>();
       if (batch.updates.length > 0) {
         const updated = await tx.query<{ id: string; version: string }>(
-          `UPDATE clusters c SET centroid = decode(u.centroid, 'hex'), member_count = u.count, updated_at = clock_timestamp()
+          `UPDATE clusters c SET centroid = decode(u.centroid, 'hex'), member_count = u.count, updated_at = ${nextVersion('c')}
            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS u(id, version, centroid, count)
            WHERE c.id = u.id AND c.updated_at::text = u.version
            RETURNING c.id, c.updated_at::text AS version`,
@@ -270,7 +277,7 @@ export async function lockCluster(tx: Queryable, clusterId: string): Promise<Loc
 /** Writes a cluster's centroid and count; returns its new version. */
 export async function writeClusterCentroid(tx: Queryable, clusterId: string, centroid: ArrayLike<number>, count: number): Promise<string> {
   const res = await tx.query<{ version: string }>(
-    "UPDATE clusters SET centroid = decode($2, 'hex'), member_count = $3, updated_at = clock_timestamp() WHERE id = $1 RETURNING updated_at::text AS version",
+    `UPDATE clusters SET centroid = decode($2, 'hex'), member_count = $3, updated_at = ${nextVersion()} WHERE id = $1 RETURNING updated_at::text AS version`,
     [clusterId, centroidHex(centroid), count],
   );
   return res.rows[0]?.version ?? '';
@@ -397,7 +404,7 @@ export async function applyReclusterStage(
            INSERT INTO clusters (id, workspace_id, topic, summary, keywords, member_count, centroid, updated_at)
            SELECT s.id, s.workspace_id, s.topic, s.summary, s.keywords, 0, s.centroid, clock_timestamp() FROM s
            ON CONFLICT (id) DO UPDATE SET topic = EXCLUDED.topic, summary = EXCLUDED.summary, keywords = EXCLUDED.keywords,
-             centroid = EXCLUDED.centroid, updated_at = clock_timestamp()
+             centroid = EXCLUDED.centroid, updated_at = ${nextVersion()}
          )
          SELECT max(id) AS last, count(*)::int AS n FROM s`,
         [runId, after, APPLY_CLUSTERS],
