@@ -80,8 +80,7 @@ class WorkspaceIndex {
   /** commit -> its pull requests, and the reverse, from `commit_pr` edges. */
   readonly prsOf = new Map<string, Set<string>>();
   readonly commitsOf = new Map<string, Set<string>>();
-  /** commit -> the lowest id of its pull requests, and the same by the commit's document (`changeRows` reads it for every pooled commit). */
-  readonly prOf = new Map<string, string>();
+  /** Each commit's lowest pull request id by the commit's document, from `prsOf` (`changeRows` reads it for every pooled commit). */
   readonly prOfDoc: (string | undefined)[] = [];
   documents = 0;
   totalLength = 0;
@@ -148,7 +147,7 @@ class WorkspaceIndex {
     }
     this.ids.push(row.id);
     this.ordOf.set(row.id, doc);
-    this.prOfDoc.push(this.prOf.get(row.id));
+    this.prOfDoc.push(this.lowestPr(row.id));
     this.alive[doc] = 1;
     this.length.push(row.lexical_length);
     this.type.push(this.intern(row.type));
@@ -260,30 +259,28 @@ class WorkspaceIndex {
   unlinkChanges(itemId: string): void {
     for (const pr of this.prsOf.get(itemId) ?? []) this.commitsOf.get(pr)?.delete(itemId);
     for (const commit of this.commitsOf.get(itemId) ?? []) {
-      const prs = this.prsOf.get(commit);
-      prs?.delete(itemId);
-      if (this.prOf.get(commit) !== itemId) continue;
-      if (prs && prs.size > 0) this.prOf.set(commit, smallest(prs));
-      else this.prOf.delete(commit);
+      this.prsOf.get(commit)?.delete(itemId);
       this.syncPr(commit);
     }
     this.prsOf.delete(itemId);
     this.commitsOf.delete(itemId);
-    this.prOf.delete(itemId);
     this.syncPr(itemId);
   }
 
   linkChange(prId: string, commitId: string): void {
     this.prsOf.set(commitId, (this.prsOf.get(commitId) ?? new Set()).add(prId));
     this.commitsOf.set(prId, (this.commitsOf.get(prId) ?? new Set()).add(commitId));
-    const lowest = this.prOf.get(commitId);
-    if (lowest === undefined || prId < lowest) this.prOf.set(commitId, prId);
     this.syncPr(commitId);
+  }
+
+  private lowestPr(commitId: string): string | undefined {
+    const prs = this.prsOf.get(commitId);
+    return prs && prs.size > 0 ? smallest(prs) : undefined;
   }
 
   private syncPr(commitId: string): void {
     const doc = this.ordOf.get(commitId);
-    if (doc !== undefined) this.prOfDoc[doc] = this.prOf.get(commitId);
+    if (doc !== undefined) this.prOfDoc[doc] = this.lowestPr(commitId);
   }
 
   compactEntity(entry: EntityEntry): void {
