@@ -1,8 +1,8 @@
 import { getActors, listActorIdentities, listItemActors, type Db } from '@engram/stores';
 import { testWorkspace } from '@engram/stores/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SourceEventInput } from '@engram/contracts';
-import { itemIdOf } from '../src/index.js';
+import type { ActorRef, SourceEventInput } from '@engram/contracts';
+import { itemIdOf, resolveActor, resolveActors } from '../src/index.js';
 import { commit, linearIssue, openHarness, pullRequest, sha, stageAndIndex, type Harness } from './helpers.js';
 
 let h: Harness;
@@ -95,5 +95,49 @@ describe('actors', () => {
     // The bot's items stay searchable by its name.
     const names = await db.query<{ actor_names: string[] }>('SELECT actor_names FROM items WHERE id = $1', [idOf(ws, c)]);
     expect(names.rows[0]?.actor_names).toEqual(['stepsecurity bot']);
+  });
+  /** Every actor of a workspace as its identities, name and flag (ids differ across workspaces). */
+  const people = async (ws: string) =>
+    (await db.query<{ person: string }>(
+      `SELECT a.display_name || '|' || a.is_bot || '|' || string_agg(i.kind || '=' || i.value, ',' ORDER BY i.kind, i.value) AS person
+       FROM actors a JOIN actor_identities i ON i.actor_id = a.id WHERE a.workspace_id = $1 GROUP BY a.id ORDER BY 1`,
+      [ws],
+    )).rows.map((r) => r.person);
+
+  it('resolves a batch of people to the same actors, identities, names and flags as resolving them one by one', async () => {
+    const earlier: ActorRef[] = [
+      { role: 'author', provider: 'github', login: 'sam' },
+      { role: 'author', provider: 'linear', login: 'usr_r', email: 'rae@acme.dev' },
+      // (A full name, so the merge below names its survivor the same whichever of the two ids sorts first.)
+      { role: 'author', provider: 'github', login: 'kim', name: 'Kim Lee' },
+      { role: 'author', provider: 'linear', login: 'usr_k', email: 'kim@acme.dev' },
+    ];
+    const withoutMerge: ActorRef[] = [
+      { role: 'author', provider: 'github', login: 'sam', name: 'Sam Poe' }, // a stored login gets a full name
+      { role: 'author', provider: 'github', login: 'new1' },
+      { role: 'reviewer', provider: 'github', login: 'NEW1', name: 'Ada' }, // the batch's own new actor named
+      { role: 'merger', provider: 'github', login: 'new1', name: 'Ada Byron', email: 'ada@acme.dev' },
+      { role: 'author', provider: 'github', email: 'rae@acme.dev', name: 'Rae Z' }, // joins a stored actor by e-mail
+      { role: 'reviewer', provider: 'github', login: 'sam', bot: true }, // a flag raised, the name kept
+      { role: 'author', provider: 'github', name: 'alex' }, // a one-word name: an actor of its own
+      { role: 'author', provider: 'github' }, // nobody
+      { role: 'author', provider: 'github', login: 'sam', name: 'Sam Poe' },
+    ];
+    const withMerge: ActorRef[] = [...withoutMerge, { role: 'author', provider: 'github', login: 'kim', email: 'kim@acme.dev' }];
+    for (const batch of [withoutMerge, withMerge]) {
+      const [batched, oneByOne] = [await testWorkspace(db), await testWorkspace(db)];
+      for (const ws of [batched, oneByOne]) await db.transaction((tx) => resolveActors(tx, ws, earlier));
+      const out = await db.transaction((tx) => resolveActors(tx, batched, batch));
+      const single = await db.transaction(async (tx) => {
+        const ids: (string | null)[] = [];
+        for (const ref of batch) ids.push((await resolveActor(tx, oneByOne, ref))?.actorId ?? null);
+        return ids;
+      });
+      expect(await people(batched)).toEqual(await people(oneByOne));
+      // The same refs share an actor, and nobody is null, in both.
+      const shape = (ids: (string | null)[]) => ids.map((id) => (id === null ? -1 : ids.indexOf(id)));
+      expect(shape(out.resolved.map((r) => r?.actorId ?? null))).toEqual(shape(single));
+      expect(out.mergedInto.size).toBe(batch === withMerge ? 1 : 0);
+    }
   });
 });

@@ -73,6 +73,56 @@ export async function getActors(db: Queryable, ids: readonly string[]): Promise<
   return res.rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id, displayName: r.display_name, isBot: r.is_bot, itemCount: Number(r.item_count) }));
 }
 
+/** Each actor's logins (identities of a `login:*` kind), lower-case as stored; an actor with none is absent. */
+export async function listActorLogins(db: Queryable, actorIds: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (actorIds.length === 0) return out;
+  const res = await db.query<{ actor_id: string; value: string }>(
+    "SELECT actor_id, value FROM actor_identities WHERE actor_id = ANY($1::text[]) AND kind LIKE 'login:%' ORDER BY actor_id, value",
+    [[...new Set(actorIds)]],
+  );
+  for (const r of res.rows) out.set(r.actor_id, [...(out.get(r.actor_id) ?? []), r.value]);
+  return out;
+}
+
+/**
+ * Many actors' changes in three statements, in the caller's transaction: actors created (an id already
+ * taken keeps its row), identities recorded (one that already names someone keeps its actor), and
+ * existing actors' new display names and bot flags (a flag is only ever raised).
+ */
+export async function writeActors(
+  tx: Queryable,
+  workspaceId: string,
+  changes: {
+    created: readonly { id: string; displayName: string; isBot: boolean }[];
+    identities: readonly { actorId: string; kind: string; value: string }[];
+    updated: readonly { id: string; displayName: string; isBot: boolean }[];
+  },
+): Promise<void> {
+  const { created, identities, updated } = changes;
+  if (created.length > 0) {
+    await tx.query(
+      `INSERT INTO actors (id, workspace_id, display_name, is_bot)
+       SELECT a.id, $1, a.name, a.bot FROM unnest($2::text[], $3::text[], $4::boolean[]) AS a(id, name, bot) ORDER BY a.id ON CONFLICT (id) DO NOTHING`,
+      [workspaceId, created.map((a) => a.id), created.map((a) => a.displayName), created.map((a) => a.isBot)],
+    );
+  }
+  if (identities.length > 0) {
+    await tx.query(
+      `INSERT INTO actor_identities (workspace_id, kind, value, actor_id)
+       SELECT $1, i.kind, i.value, i.actor_id FROM unnest($2::text[], $3::text[], $4::text[]) AS i(kind, value, actor_id) ON CONFLICT DO NOTHING`,
+      [workspaceId, identities.map((i) => i.kind), identities.map((i) => i.value), identities.map((i) => i.actorId)],
+    );
+  }
+  if (updated.length > 0) {
+    await tx.query(
+      `UPDATE actors a SET display_name = u.name, is_bot = a.is_bot OR u.bot, updated_at = now()
+       FROM unnest($1::text[], $2::text[], $3::boolean[]) AS u(id, name, bot) WHERE a.id = u.id`,
+      [updated.map((a) => a.id), updated.map((a) => a.displayName), updated.map((a) => a.isBot)],
+    );
+  }
+}
+
 export async function listActorIdentities(db: Queryable, actorId: string): Promise<ActorIdentity[]> {
   const res = await db.query<ActorIdentity>('SELECT kind, value FROM actor_identities WHERE actor_id = $1 ORDER BY kind, value', [actorId]);
   return res.rows;
