@@ -28,9 +28,32 @@ export type WriteResult =
   | { status: 'written'; actorIds: string[]; edges: number }
   | { status: 'stale' | 'unchanged' };
 
+/** What an item's rows are built from that needs only its event: computed before the write's transaction. */
+export interface DerivedItem {
+  lexical: ReturnType<typeof lexicalFields>;
+  entities: ReturnType<typeof extractEntities>;
+  keys: string[];
+  refs: ReturnType<typeof itemRefs>;
+}
+
+export function deriveItem(event: SourceEvent): DerivedItem {
+  const keys = identityKeys(event);
+  return {
+    lexical: lexicalFields({ title: event.title, body: event.body, files: event.files, labels: event.labels }),
+    entities: extractEntities(event),
+    keys,
+    refs: itemRefs(event, keys),
+  };
+}
+
 export interface ItemWrite {
   item: ItemRow;
   event: SourceEvent;
+  /**
+   * `deriveItem(event)`, when the caller computed it before opening the transaction (a transaction holds
+   * the embedded database's one connection: it should not wait on this thread's work meanwhile).
+   */
+  derived?: DerivedItem;
   /** Why the stored state (re-read under the item's lock) makes this write unnecessary, or null to write. */
   verdict: (current: ItemState | null) => 'stale' | 'unchanged' | null;
 }
@@ -62,16 +85,17 @@ export async function writeItems(tx: Queryable, workspaceId: string, writes: rea
   const live = writes.filter((_, i) => results[i]!.status === 'written');
   if (live.length === 0) return results;
 
+  const derived = live.map((w) => w.derived ?? deriveItem(w.event));
   const terms = await upsertItems(
     tx,
-    live.map(({ item, event }) => ({ item, lexical: lexicalFields({ title: event.title, body: event.body, files: event.files, labels: event.labels }) })),
+    live.map(({ item }, i) => ({ item, lexical: derived[i]!.lexical })),
   );
   await applyLexiconChanges(tx, workspaceId, live.map(({ item }) => ({ before: states.get(item.id)?.terms ?? [], after: terms.get(item.id) ?? [] })));
-  await replaceItemsEntities(tx, workspaceId, live.map(({ item, event }) => ({ itemId: item.id, entities: extractEntities(event) })));
+  await replaceItemsEntities(tx, workspaceId, live.map(({ item }, i) => ({ itemId: item.id, entities: derived[i]!.entities })));
 
-  const linked: LinkedItem[] = live.map(({ item, event }) => {
-    const keys = identityKeys(event);
-    return { workspaceId, id: item.id, type: item.type, occurredAt: item.occurredAt, keys, refs: itemRefs(event, keys) };
+  const linked: LinkedItem[] = live.map(({ item }, i) => {
+    const { keys, refs } = derived[i]!;
+    return { workspaceId, id: item.id, type: item.type, occurredAt: item.occurredAt, keys, refs };
   });
   await replaceItemsRefs(
     tx,
