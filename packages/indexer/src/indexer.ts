@@ -32,11 +32,13 @@ export interface IndexerLogger {
  */
 export const DEFAULT_INDEX_BATCH_SIZE = 128;
 /**
- * Batches in flight at once: the next batch embeds while the previous one writes. Callers that want
- * full batches keep `batchSize * INDEX_BATCHES_IN_FLIGHT` calls of `indexEvent` pending (the job
- * catalog's `index.event` concurrency).
+ * Batches in flight at once: one reads and embeds while another writes and a third places its items in
+ * clusters (a phase that runs one batch of a workspace at a time, on this thread, and took about half of
+ * a batch's wall time at 30k items). With two, neither thread was busy two thirds of the time. Callers
+ * that want full batches keep `batchSize * INDEX_BATCHES_IN_FLIGHT` calls of `indexEvent` pending (the
+ * job catalog's `index.event` concurrency).
  */
-export const INDEX_BATCHES_IN_FLIGHT = 2;
+export const INDEX_BATCHES_IN_FLIGHT = 3;
 /**
  * Items written per transaction: a whole default batch. Each transaction costs a fixed two dozen statements
  * whatever its size, and a search no longer waits for it (its reads run inside the open transaction, and

@@ -18,10 +18,11 @@ export const jobCatalog = {
   'sync.page': { payload: SyncPagePayload, attempts: 10, backoff: { type: 'exponential', delayMs: 2_000 }, timeoutMs: 15 * 60_000, concurrency: 2 },
   /**
    * Index one staged source event (entities, embedding, refs, edges, cluster, actors). The indexer gathers
-   * the jobs running at once into batches (up to 128 events, two batches in flight: one embedding while the
-   * other writes), so this concurrency is what lets batches fill.
+   * the jobs running at once into batches (up to 128 events, three batches in flight: one reading or
+   * embedding while another writes and the third places its items in clusters), so this concurrency is
+   * what lets batches fill.
    */
-  'index.event': { payload: IndexItemPayload, attempts: 6, backoff: { type: 'exponential', delayMs: 1_000 }, timeoutMs: 5 * 60_000, concurrency: 256 },
+  'index.event': { payload: IndexItemPayload, attempts: 6, backoff: { type: 'exponential', delayMs: 1_000 }, timeoutMs: 5 * 60_000, concurrency: 384 },
   /** Periodic re-cluster: merges close clusters, splits loose ones, refreshes topics and keywords. */
   'cluster.recluster': { payload: ReclusterPayload, attempts: 3, backoff: { type: 'exponential', delayMs: 5_000 }, timeoutMs: 30 * 60_000, concurrency: 1 },
   /** Recompute actors' expertise domains. */
