@@ -71,19 +71,27 @@ export async function resolveActors(
   workspaceId: string,
   refs: readonly ActorRef[],
 ): Promise<{ resolved: ({ actorId: string } | null)[]; mergedInto: Map<string, string> }> {
-  const distinct = new Map<string, { ref: ActorRef; identities: ActorIdentity[]; name: string; bot: boolean }>();
+  const distinct = new Map<string, PlannedRef>();
   const signatures = refs.map((ref) => {
     const identities = identitiesOf(ref);
     const name = displayNameOf(ref);
     const bot = isBotRef(ref);
     const signature = JSON.stringify([identities, name, bot]);
-    if (!distinct.has(signature)) distinct.set(signature, { ref, identities, name, bot });
+    if (!distinct.has(signature)) distinct.set(signature, { signature, identities, name, bot });
     return signature;
   });
   const plan = await planActors(tx, workspaceId, [...distinct.values()]);
   if (plan === null) return resolveActorsInOrder(tx, workspaceId, refs);
   await writeActors(tx, workspaceId, plan.writes);
   return { resolved: signatures.map((s) => plan.resolved.get(s)!), mergedInto: new Map() };
+}
+
+/** A distinct ref of a batch: what resolving it depends on, and the key its equals share. */
+interface PlannedRef {
+  signature: string;
+  identities: ActorIdentity[];
+  name: string;
+  bot: boolean;
 }
 
 /**
@@ -94,7 +102,7 @@ export async function resolveActors(
 async function planActors(
   tx: Queryable,
   workspaceId: string,
-  refs: readonly { identities: ActorIdentity[]; name: string; bot: boolean }[],
+  refs: readonly PlannedRef[],
 ): Promise<{ resolved: Map<string, { actorId: string } | null>; writes: Parameters<typeof writeActors>[2] } | null> {
   const known = await findActorsByIdentities(tx, workspaceId, refs.flatMap((r) => r.identities));
   const newIdOf = (identities: ActorIdentity[]): string => stableId('act', workspaceId, identities[0]!.kind, identities[0]!.value);
@@ -107,7 +115,7 @@ async function planActors(
   const resolved = new Map<string, { actorId: string } | null>();
   const identities: { actorId: string; kind: string; value: string }[] = [];
   for (const ref of refs) {
-    const signature = JSON.stringify([ref.identities, ref.name, ref.bot]);
+    const { signature } = ref;
     if (ref.identities.length === 0) {
       resolved.set(signature, null);
       continue;
