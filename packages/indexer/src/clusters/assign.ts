@@ -13,6 +13,7 @@ import {
   type ClusterLabelsRow,
   type Db,
   type Queryable,
+  type SearchReadModel,
 } from '@engram/stores';
 import { centroidsFor, invalidateCentroids, nearestCluster, putCluster, similarityTo, workspaceMean, type WorkspaceCentroids } from './centroidCache.js';
 import { DEFAULT_FEATURE_SPACE, shiftMean, TOPICAL_CATEGORIES, topicFeature, type FeatureSpace, type TopicalEntity } from './features.js';
@@ -30,6 +31,8 @@ export interface AssignOptions {
   space?: FeatureSpace;
   /** Longest time the in-memory centroids are trusted without a reload. */
   cacheTtlMs?: number;
+  /** Where a reload of the centroids reads the workspace's item count (a read model's document count); default SQL. */
+  itemCounts?: Pick<SearchReadModel, 'stats'>;
 }
 
 export const DEFAULT_ASSIGN_THRESHOLD = 0.5;
@@ -89,7 +92,7 @@ export async function assignClusters(db: Db, workspaceId: string, items: readonl
   return serialized(db, workspaceId, async () => {
     const space = options.space ?? DEFAULT_FEATURE_SPACE;
     const dimensions = first.vector.length + space.entityDimensions;
-    const cache = await centroidsFor(db, workspaceId, dimensions, options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS);
+    const cache = await centroidsFor(db, workspaceId, dimensions, options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS, undefined, options.itemCounts);
     const states = await readItemStates(db, workspaceId, [...unique], cache.itemCount);
     const plan = await planBatch(workspaceId, cache, items, states, options, space);
     if (plan === null) {
@@ -213,11 +216,11 @@ async function assignOne(db: Db, input: AssignInput, prefetched: ItemState | nul
   const dimensions = input.vector.length + space.entityDimensions;
   const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   for (let attempt = 1; ; attempt++) {
-    let cache = await centroidsFor(db, input.workspaceId, dimensions, ttl);
+    let cache = await centroidsFor(db, input.workspaceId, dimensions, ttl, undefined, options.itemCounts);
     // A batch read the item's state before its earlier items were placed: its cluster count is not
     // compared (this process's own seeds are already in the cache; another writer's show as a lost race).
     const state = attempt === 1 && prefetched ? prefetched : await readItemState(db, input.workspaceId, input.itemId, cache.itemCount);
-    if (!(attempt === 1 && prefetched)) cache = await centroidsFor(db, input.workspaceId, dimensions, ttl, state.clusterCount);
+    if (!(attempt === 1 && prefetched)) cache = await centroidsFor(db, input.workspaceId, dimensions, ttl, state.clusterCount, options.itemCounts);
     const feature = topicFeature(input.vector, input.entities ?? state.entities, space);
     const done = await place(db, cache, input, options, feature, state.currentClusterId, state.title, input.entities ?? state.entities);
     if (done) return done;

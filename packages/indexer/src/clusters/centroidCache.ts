@@ -1,4 +1,4 @@
-import { listClusterCentroids, type Queryable } from '@engram/stores';
+import { listClusterCentroids, type Queryable, type SearchReadModel } from '@engram/stores';
 import { CentroidRows, type Nearest } from './centroidRows.js';
 import { centre, centredCosine, centredMean, dot, norm, type CentredMean } from './features.js';
 import { countItems } from './itemTopics.js';
@@ -37,7 +37,7 @@ export function invalidateCentroids(db: object, workspaceId: string): void {
   caches.get(db)?.delete(workspaceId);
 }
 
-async function load(db: Queryable, workspaceId: string, dimensions: number): Promise<WorkspaceCentroids> {
+async function load(db: Queryable, workspaceId: string, dimensions: number, itemCounts?: Pick<SearchReadModel, 'stats'>): Promise<WorkspaceCentroids> {
   const rows = await listClusterCentroids(db, workspaceId);
   const cache: WorkspaceCentroids = { clusters: new Map(), rows: new CentroidRows(dimensions), sum: new Float64Array(dimensions), members: 0, itemCount: 0, loadedAt: Date.now() };
   for (const row of rows) {
@@ -45,20 +45,21 @@ async function load(db: Queryable, workspaceId: string, dimensions: number): Pro
     if (row.centroid === null || row.centroid.length !== dimensions) continue;
     putCluster(cache, row.id, row.centroid, row.memberCount, row.version);
   }
-  cache.itemCount = await countItems(db, workspaceId);
+  cache.itemCount = await countItems(itemCounts ?? db, workspaceId);
   return cache;
 }
 
 /**
  * The workspace's centroids of this dimension; reloaded when older than the TTL or when `clusterCount`
- * (the workspace's clusters as the caller just counted them) differs from the cached number.
+ * (the workspace's clusters as the caller just counted them) differs from the cached number. A reload
+ * reads the item count from `itemCounts` when given (a read model), else counts in SQL.
  */
-export async function centroidsFor(db: Queryable, workspaceId: string, dimensions: number, ttlMs: number, clusterCount?: number): Promise<WorkspaceCentroids> {
+export async function centroidsFor(db: Queryable, workspaceId: string, dimensions: number, ttlMs: number, clusterCount?: number, itemCounts?: Pick<SearchReadModel, 'stats'>): Promise<WorkspaceCentroids> {
   let perDb = caches.get(db);
   if (!perDb) caches.set(db, (perDb = new Map()));
   const cached = perDb.get(workspaceId);
   if (cached && Date.now() - cached.loadedAt < ttlMs && (clusterCount === undefined || clusterCount === cached.clusters.size)) return cached;
-  const fresh = await load(db, workspaceId, dimensions);
+  const fresh = await load(db, workspaceId, dimensions, itemCounts);
   perDb.set(workspaceId, fresh);
   return fresh;
 }
