@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '@engram/stores';
+import { openSearchReadModel, type Db } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
 import { refreshExpertise } from '../src/actors/expertise.js';
 import { actorIdOf, insertFixtureItem, type FixtureItem } from '../src/testing/clusterFixtures.js';
@@ -58,6 +58,16 @@ describe('refreshExpertise', () => {
 
     const bot = await actor(ws, 'renovate[bot]');
     expect(bot).toMatchObject({ expertise: [], expertise_domains: [], item_count: 2 });
+
+    // Read from the in-memory read model (as the job does on the embedded default): the same people.
+    const people = ['carol', 'dave', 'renovate[bot]'];
+    const fromSql = await Promise.all(people.map((login) => actor(ws, login)));
+    await db.query('UPDATE actors SET expertise = $2, expertise_domains = $3, item_count = 0 WHERE workspace_id = $1', [ws, JSON.stringify([]), []]);
+    const read = openSearchReadModel(db);
+    expect(await read.loaded()).toBe(true);
+    expect(await refreshExpertise(db, ws, undefined, { read })).toBe(3);
+    expect(await Promise.all(people.map((login) => actor(ws, login)))).toEqual(fromSql);
+    await read.close();
   });
 
   it('is never empty for someone who authored something, and refreshes only the actors asked for', async () => {

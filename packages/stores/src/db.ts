@@ -34,6 +34,11 @@ export interface Db extends Queryable {
    */
   writeCount(tables?: readonly string[]): number;
   /**
+   * Whether a transaction of this handle is under way (asked for and not yet committed or rolled back):
+   * a read of committed rows only (`readCommitted`) on the embedded database waits for it to end.
+   */
+  transactionOpen(): boolean;
+  /**
    * Reads from the catalog which tables a delete from each table may change (`readDeleteReach`), so that
    * `writeCount` counts a delete for those tables only; run after the schema changes (`migrate` does).
    */
@@ -77,6 +82,7 @@ export async function openDatabase(url: string, options: { poolSize?: number; pg
 /** Counts finished writes for `writeCount`, in all and per table. */
 function writeCounter() {
   let writes = 0;
+  let open = 0;
   let untold = 0;
   const byTable = new Map<string, number>();
   let reach: DeleteReach = new Map();
@@ -97,6 +103,8 @@ function writeCounter() {
   };
   return {
     count: (tables?: readonly string[]): number => (tables ? tables.reduce((n, t) => n + (byTable.get(t) ?? 0), untold) : writes),
+    /** Transactions asked for and not yet ended. */
+    open: (): boolean => open > 0,
     /** Learns (again) which tables a delete reaches: `Db.learnDeleteReach`. */
     async learn(db: Queryable): Promise<void> {
       reach = await readDeleteReach(db);
@@ -131,9 +139,11 @@ function writeCounter() {
           },
         }),
       });
+      open++;
       try {
         return await run(record);
       } finally {
+        open--;
         bump(tables && [...tables]);
       }
     },
@@ -178,6 +188,7 @@ function pgliteDb(pglite: PgliteThread): Db {
     hasVectorExtension: async () => true,
     withSchemaLock: (fn) => fn(db),
     writeCount: writes.count,
+    transactionOpen: writes.open,
     learnDeleteReach: () => writes.learn(db),
     close: () => pglite.close(),
   };
@@ -236,6 +247,7 @@ function onConnection(
     kind: 'postgres',
     ...wrap(c, true),
     writeCount: writes.count,
+    transactionOpen: writes.open,
     learnDeleteReach: () => writes.learn(wrap(c, false)),
     exec: async (sql) => {
       await writes.statement(null, c.query(sql));

@@ -116,6 +116,11 @@ export interface SearchReadModel {
    * first, ties by item id, then role, then actor id (binary order).
    */
   itemsOfActors(filter: ItemFilter, actorIds: readonly string[], limit: number): Promise<ActorItemRow[]>;
+  /**
+   * Every (item, actor, role) row of these actors' live items, in no set order: what an expertise pass
+   * reads of its people (a prolific author's whole history, tens of thousands of rows at 100k items).
+   */
+  rolesOfActors(workspaceId: string, actorIds: readonly string[]): Promise<ActorItemRow[]>;
   /** The (actor, role) rows of each of these items that has any, in no set order. */
   actorRoles(workspaceId: string, itemIds: readonly string[]): Promise<Map<string, Omit<ActorItemRow, 'id'>[]>>;
   /**
