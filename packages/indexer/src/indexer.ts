@@ -10,10 +10,10 @@ import {
   type Db,
   type ItemRow,
   type ItemState,
+  type SearchReadModel,
   type StagedEvent,
   type VectorRecord,
   type VectorStore,
-  type SearchReadModel,
 } from '@engram/stores';
 import { assignClusters } from './clusters/index.js';
 import { itemIdOf, itemRowOf } from './document.js';
