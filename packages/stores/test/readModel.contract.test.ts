@@ -336,7 +336,7 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
         [...m].map(([id, rows]) => [id, [...rows].sort((a, b) => (a.actorId + a.role < b.actorId + b.role ? -1 : 1))] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1));
       expect(sorted(await memory.actorRoles(ws, [...ids, 'nope'])), label).toEqual(sorted(await sql.actorRoles(ws, [...ids, 'nope'])));
       // Every row of each person, as the expertise pass reads them (old versions and deleted items left out).
-      const rows = (list: { id: string; actorId: string; role: string }[]) => list.map((r) => `${r.actorId} ${r.id} ${r.role}`).sort();
+      const rows = (list: { actorId: string; itemId: string; role: string }[]) => list.map((r) => `${r.actorId} ${r.itemId} ${r.role}`).sort();
       const all = rows(await sql.rolesOfActors(ws, [...people, 'nobody']));
       expect(all.length, label).toBeGreaterThan(0);
       expect(rows(await memory.rolesOfActors(ws, [...people, 'nobody'])), label).toEqual(all);

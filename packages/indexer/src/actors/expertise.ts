@@ -130,9 +130,7 @@ export async function refreshExpertise(
   // From the read model where given (in memory on the embedded default): a prolific author's roles were
   // one statement of tens of thousands of rows (0.3 s of the database's one connection at 100k items,
   // with every search's read waiting behind it).
-  const roles = options.read
-    ? (await options.read.rolesOfActors(workspaceId, people)).map((r) => ({ actorId: r.actorId, itemId: r.id, role: r.role }))
-    : await loadActorRoles(db, workspaceId, people);
+  const roles = options.read ? await options.read.rolesOfActors(workspaceId, people) : await loadActorRoles(db, workspaceId, people);
   const involvement = new Map<string, Map<string, { weight: number; authored: boolean }>>();
   for (const r of roles) {
     const items = involvement.get(r.actorId) ?? new Map<string, { weight: number; authored: boolean }>();
@@ -188,9 +186,9 @@ export async function refreshExpertise(
 }
 
 /** How many distinct items each actor has among these rows (actors with none left out). */
-function distinctItemsOf(rows: readonly { id: string; actorId: string }[]): Map<string, number> {
+function distinctItemsOf(rows: readonly { actorId: string; itemId: string }[]): Map<string, number> {
   const items = new Map<string, Set<string>>();
-  for (const r of rows) (items.get(r.actorId) ?? items.set(r.actorId, new Set()).get(r.actorId)!).add(r.id);
+  for (const r of rows) (items.get(r.actorId) ?? items.set(r.actorId, new Set()).get(r.actorId)!).add(r.itemId);
   return new Map([...items].map(([actor, ids]) => [actor, ids.size]));
 }
 

@@ -5,6 +5,7 @@ import { actorRolesOf } from './people.js';
 import { pgNumberArray } from './pgArrays.js';
 import { GrowingPostingList, parseTsvector, type DocumentTerm } from './postingLists.js';
 import type { MentionRow } from '../../repositories/clusters.js';
+import type { ActorRole as ActorItemRole } from '../../repositories/expertise.js';
 import { ENTITIES_PER_ITEM, type ActorItemRow, type CandidateRow, type CollectionStats, type EntityMatch, type EntityMatchesRead, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
 
 /** Items read per page when loading: bounded work between yields to the event loop. */
@@ -775,17 +776,17 @@ export function createMemoryReadModel(
       return out;
     },
 
-    async rolesOfActors(workspaceId, actorIds): Promise<ActorItemRow[]> {
+    async rolesOfActors(workspaceId, actorIds): Promise<ActorItemRole[]> {
       if (!(await use())) return fallback.rolesOfActors(workspaceId, actorIds);
       const ws = workspaces.get(workspaceId);
-      const out: ActorItemRow[] = [];
+      const out: ActorItemRole[] = [];
       if (!ws) return out;
       for (const id of new Set(actorIds)) {
         const a = ws.actorIndex.get(id);
         if (a === undefined) continue;
         for (const row of ws.rowsOf(ws.actors[a]!)) {
           const doc = ordinalOf(row);
-          if (ws.isLive(doc)) out.push({ id: ws.ids[doc]!, actorId: id, role: ws.roles[roleAt(row)]! });
+          if (ws.isLive(doc)) out.push({ actorId: id, itemId: ws.ids[doc]!, role: ws.roles[roleAt(row)]! });
         }
       }
       return out;
@@ -827,7 +828,6 @@ function smallest(ids: ReadonlySet<string>): string {
   return best!;
 }
 
-/** Whether a document of `ws` counts for a read under `filter`: the current version of its item, and passing the filter. */
 /** `work`, or nothing once `giveUp` holds at one of the checks made every `everyMs` while it runs. */
 async function waitUnless(work: Promise<void>, everyMs: number, giveUp: () => boolean): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -837,6 +837,7 @@ async function waitUnless(work: Promise<void>, everyMs: number, giveUp: () => bo
   await Promise.race([work, given]).finally(() => clearInterval(timer));
 }
 
+/** Whether a document of `ws` counts for a read under `filter`: the current version of its item, and passing the filter. */
 function admitting(ws: WorkspaceIndex, filter: Parameters<typeof itemPredicate>[0]): (doc: number) => boolean {
   const predicate = itemPredicate(filter);
   return predicate

@@ -185,7 +185,7 @@ export function createSqlReadModel(db: Queryable): SearchReadModel {
     },
 
     itemsOfActors: (filter, actorIds, limit) => itemsOfActors(db, filter, actorIds, limit),
-    rolesOfActors: async (workspaceId, actorIds) => (await loadActorRoles(db, workspaceId, actorIds)).map((r) => ({ id: r.itemId, actorId: r.actorId, role: r.role })),
+    rolesOfActors: (workspaceId, actorIds) => loadActorRoles(db, workspaceId, actorIds),
     actorRoles: (_workspaceId, itemIds) => actorRolesOf(db, itemIds),
     itemMentions: (_workspaceId, itemIds, categories) => listItemMentions(db, itemIds, categories),
 

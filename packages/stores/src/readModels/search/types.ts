@@ -1,4 +1,5 @@
 import type { MentionRow } from '../../repositories/clusters.js';
+import type { ActorRole as ActorItemRole } from '../../repositories/expertise.js';
 import type { VectorFilter } from '../../vector/types.js';
 
 /** Filters every retrieval read applies inside the read, never after a top-k cut (the vector store's shape). */
@@ -120,7 +121,7 @@ export interface SearchReadModel {
    * Every (item, actor, role) row of these actors' live items, in no set order: what an expertise pass
    * reads of its people (a prolific author's whole history, tens of thousands of rows at 100k items).
    */
-  rolesOfActors(workspaceId: string, actorIds: readonly string[]): Promise<ActorItemRow[]>;
+  rolesOfActors(workspaceId: string, actorIds: readonly string[]): Promise<ActorItemRole[]>;
   /** The (actor, role) rows of each of these items that has any, in no set order. */
   actorRoles(workspaceId: string, itemIds: readonly string[]): Promise<Map<string, Omit<ActorItemRow, 'id'>[]>>;
   /**
