@@ -1,16 +1,19 @@
 /**
  * `npx tsx bench/eval/questions.ts --data ../shared/data/github-prettier [--splits dev,test] [--modes balanced]
- *   [--url URL --workspace ID --key KEY] [--baseline-only] [--limit N] [--out bench/results/questions-latest.md]`
+ *   [--url URL --workspace ID --key KEY] [--baseline-only] [--limit N] [--out bench/results/questions-latest.md]
+ *   [--compare bench/results/questions-latest.scores.json]`
  *
  * Scores the natural-question set (`bench/eval/questions/`) on BM25 (the product tokenizer, in memory) and
  * on every search mode of Engram: a fresh embedded instance loaded through the public import path, or an
  * instance already loaded given by `--url/--workspace/--key`. nDCG@10 and recall@10/100 per kind and
  * overall, beside BM25; for people questions, whether a judged person is among the first three
  * `context.relevantActors` (BM25's stand-in: the authors of its top results). `dev` is what tuning may
- * read; `test` is held out and only ever reported.
+ * read; `test` is held out and only ever reported. Per-question scores of every split asked are written
+ * beside the report (`<out>` with `.scores.json` for `.md`); `--compare` pairs each system with itself in
+ * such a file from an earlier run (did a change move the rankings?), over the questions both scored.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,6 +22,7 @@ import { lexicalBaseline } from './baseline.js';
 import { loadDataset, pullRequestsByCommit } from './dataset.js';
 import { judgementOf } from './metrics.js';
 import { runSystem, type SearchSystem, type SystemRun } from './run.js';
+import type { ScoresFile } from './report.js';
 import { importDataset, startEmbedded, type EmbeddedEngram, type WorkspaceAccess } from './service.js';
 import { searchWithContext } from './questions/engram.js';
 import { authorLogin, authorsOfResults, personHitAt, personIndex } from './questions/people.js';
@@ -39,6 +43,7 @@ const { values: args } = parseArgs({
     key: { type: 'string' },
     port: { type: 'string', default: '3998' },
     concurrency: { type: 'string', default: '2' },
+    compare: { type: 'string' },
   },
 });
 
@@ -155,8 +160,11 @@ const markdown = renderQuestionsReport({
     'People: a person named is matched to the judged logins through every name the corpus records for a login (login, commit author names). The "named nobody" figure counts people questions answered with no person at all (empty in the BM25 stand-in when its top 10 holds only bots).',
   ],
   splits: splitReports,
+  ...(args.compare ? { previous: { runs: [baseline, ...systems], scores: { file: args.compare, ...(JSON.parse(await readFile(resolve(args.compare), 'utf8')) as ScoresFile) } } } : {}),
 });
 const out = resolve(args.out);
 await mkdir(dirname(out), { recursive: true });
 await writeFile(out, markdown);
+const scores: ScoresFile = { date: new Date().toISOString(), command, split: splits.join(','), systems: [baseline, ...systems].map((run) => ({ name: run.name, scores: run.scores })) };
+await writeFile(out.replace(/(\.md)?$/, '.scores.json'), `${JSON.stringify(scores)}\n`);
 log(`wrote ${out}`);

@@ -99,10 +99,9 @@ function systemTable(run: SystemRun, baseline: SystemRun): string[] {
  * Each system against itself in a previous run, paired over the queries both scored (same query ids):
  * whether a change moved the rankings. A difference whose CI holds 0 is no measurable move.
  */
-function previousTable(report: EvalReport): string[] {
-  const previous = report.previous;
+export function previousTable(runs: readonly SystemRun[], previous: (ScoresFile & { file: string }) | undefined): string[] {
   if (!previous) return [];
-  const rows = [report.baseline, ...report.systems].flatMap((run) => {
+  const rows = runs.flatMap((run) => {
     const before = previous.systems.find((s) => s.name === run.name);
     if (!before) return [];
     const old = new Map(before.scores.map((s) => [s.queryId, s]));
@@ -170,7 +169,7 @@ export function renderReport(report: EvalReport): string {
     '',
     ...summary(report),
     '',
-    ...previousTable(report),
+    ...previousTable([report.baseline, ...report.systems], report.previous),
     '## Per system',
     '',
     ...[report.baseline, ...report.systems].flatMap((run) => systemTable(run, report.baseline)),

@@ -4,6 +4,7 @@ import type { SimilarPair } from '../../bench/eval/dataset.js';
 import { scoreFindSimilar } from '../../bench/eval/findsimilar.js';
 import type { QueryScores } from '../../bench/eval/metrics.js';
 import { scoreRelated, type RelatedEdge } from '../../bench/eval/related.js';
+import { renderQuestionsReport } from '../../bench/eval/questions/report.js';
 import { renderReport, type EvalReport } from '../../bench/eval/report.js';
 import type { SystemRun } from '../../bench/eval/run.js';
 
@@ -136,6 +137,22 @@ describe('report', () => {
     expect(row?.endsWith('| 2 |')).toBe(true);
     // BM25 is not in the previous file: no row for it.
     expect(markdown).not.toMatch(/^\| BM25 \| 6 \|/m);
+  });
+
+  it('pairs the natural questions with a previous run over every question asked, beside the per-split tables', () => {
+    const then = run('engram balanced', [1, 1, 0.5, 0, 1, 0.5, 0, 1]);
+    const split = { split: 'dev', kinds: new Map(baseline.scores.map((s) => [s.queryId, 'bug' as const])), baseline, systems: [better], people: [] };
+    const markdown = renderQuestionsReport({
+      date: new Date('2026-01-02T00:00:00Z'),
+      command: 'questions',
+      notes: [],
+      splits: [split],
+      previous: { runs: [baseline, better], scores: { file: 'old.scores.json', date: '2026-01-01T00:00:00Z', command: 'questions', split: 'dev', systems: [{ name: then.name, scores: then.scores }] } },
+    });
+    expect(markdown).toContain('## Against the previous run');
+    // One question of eight moved from 0 to 1 (q3): Δ nDCG@10 = 1/8.
+    expect(markdown).toMatch(/^\| engram balanced \| 8 \| 0\.625 \| 0\.750 \| \+0\.125 \[/m);
+    expect(renderQuestionsReport({ date: new Date(), command: 'questions', notes: [], splits: [split] })).not.toContain('Against the previous run');
   });
 
   it('refuses to compare systems scored on different queries', () => {

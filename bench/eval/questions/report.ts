@@ -4,6 +4,7 @@
  * three people named).
  */
 import { bootstrapDifference, bootstrapMean, quantile, type Interval, type MetricName } from '../metrics.js';
+import { previousTable, type ScoresFile } from '../report.js';
 import type { SystemRun } from '../run.js';
 import type { QuestionKind } from './set.js';
 
@@ -31,6 +32,11 @@ export interface QuestionsReport {
   command: string;
   notes: string[];
   splits: SplitReport[];
+  /**
+   * A previous run's per-question scores (`--compare`) and this run's systems over every question asked:
+   * each system found in both is paired with itself.
+   */
+  previous?: { runs: SystemRun[]; scores: ScoresFile & { file: string } };
 }
 
 const f3 = (value: number): string => (Number.isFinite(value) ? value.toFixed(3) : 'n/a');
@@ -107,5 +113,6 @@ export function renderQuestionsReport(report: QuestionsReport): string {
     ...report.notes.map((note) => `- ${note}`),
     '',
     ...report.splits.flatMap(splitSection),
+    ...(report.previous ? previousTable(report.previous.runs, report.previous.scores) : []),
   ].join('\n');
 }
