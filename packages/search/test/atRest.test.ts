@@ -95,6 +95,30 @@ describe('snapshotAtRest', () => {
     expect(exact.get('ws')).toBeNull(); // a bound of 0 stays exact however slow the loads
   });
 
+  it('counts staleness from the first write it missed, not from its load: a snapshot loaded long before an import still serves at its first write', async () => {
+    const f = fixture();
+    const snap = snapshotAtRest(f.db, f.load, { maxStaleMs: 1_000, tables: ['t'] });
+    snap.get('ws');
+    await settle();
+    vi.advanceTimersByTime(60_000); // a quiet minute, searches finding no write since the load
+    expect(await snap.get('ws')).toBe('v0');
+    f.write('v1');
+    vi.advanceTimersByTime(400);
+    expect(await snap.get('ws')).toBe('v0'); // at most 0.4 s stale: served, and reloaded in the background
+    await settle();
+    expect(await snap.get('ws')).toBe('v1');
+    expect(f.loads()).toBe(2);
+
+    // With no search between the load and the write, the load's start is all it knows.
+    const quiet = fixture();
+    const unseen = snapshotAtRest(quiet.db, quiet.load, { maxStaleMs: 1_000, tables: ['t'] });
+    unseen.get('ws');
+    await settle();
+    vi.advanceTimersByTime(60_000);
+    quiet.write('v1');
+    expect(unseen.get('ws')).toBeNull();
+  });
+
   it('stays fresh through writes to tables it is not read from', async () => {
     const f = fixture();
     const snap = snapshotAtRest(f.db, f.load, { maxStaleMs: 0, tables: ['t'] });

@@ -10,8 +10,9 @@ export const DEFAULT_SNAPSHOT_STALENESS_MS = 1_000;
  * answers null and the path reads per query.
  *
  * Near-real-time, as a search engine's refresh interval is: a snapshot no write has followed is served
- * as is; one that writes have followed is still served while it is at most `maxStaleMs` old (its load
- * began no longer ago than that), or six times as long as a load takes when that is more (a paced reload
+ * as is; one that writes have followed is still served while it is at most `maxStaleMs` stale (it was last
+ * known current, when its load began or when a search last found no write since, no longer ago than
+ * that), or six times as long as a load takes when that is more (a paced reload
  * cannot keep a slow load's snapshot fresher: `PACED_RELOAD_SPAN`; `maxStaleMs` 0 stays exact), and a
  * reload starts in the background; past that bound `get` answers
  * null (the path reads per query, exact) until the reload lands (`cachedRead`, whose per-query read is
@@ -55,7 +56,13 @@ const PACED_RELOAD_SPAN = 2 + RELOAD_PACE;
 function followedSnapshot<T>(db: Db, load: (workspaceId: string) => Promise<T>, options: { maxStaleMs?: number | undefined; tables: readonly string[] }) {
   const { maxStaleMs = DEFAULT_SNAPSHOT_STALENESS_MS, tables } = options;
   const writeCount = (): number => db.writeCount(tables);
-  type Loaded = { writes: number; startedAt: number; value: T };
+  /**
+   * `freshAt`: when the snapshot was last known to hold every write (its load's start, then each `get` that
+   * finds no write since), so what it serves misses at most `now - freshAt` of writes. Measured from its
+   * load's start instead, a snapshot loaded a minute before an import began was past the bound at the
+   * import's first write, and every search waited for a reload behind the import's open transaction.
+   */
+  type Loaded = { writes: number; startedAt: number; freshAt: number; value: T };
   type Loading = { startedAt: number; value: Promise<T> };
   const loaded = new Map<string, Loaded>();
   const loading = new Map<string, Loading>();
@@ -89,7 +96,7 @@ function followedSnapshot<T>(db: Db, load: (workspaceId: string) => Promise<T>, 
       (v) => {
         settle();
         const prev = loaded.get(workspaceId);
-        if (!prev || prev.startedAt <= startedAt) loaded.set(workspaceId, { writes, startedAt, value: v });
+        if (!prev || prev.startedAt <= startedAt) loaded.set(workspaceId, { writes, startedAt, freshAt: startedAt, value: v });
       },
       settle, // a failed load leaves the last snapshot (or none); a caller waiting for it gets the error
     );
@@ -100,11 +107,14 @@ function followedSnapshot<T>(db: Db, load: (workspaceId: string) => Promise<T>, 
     get(workspaceId: string, wait: boolean): Promise<T> | null {
       if (db.kind !== 'pglite') return null;
       const hit = loaded.get(workspaceId);
-      if (hit && hit.writes === writeCount()) return Promise.resolve(hit.value);
-      const pending = reload(workspaceId, false);
       const now = performance.now();
+      if (hit && hit.writes === writeCount()) {
+        hit.freshAt = now;
+        return Promise.resolve(hit.value);
+      }
+      const pending = reload(workspaceId, false);
       const bound = staleBound(workspaceId);
-      if (hit && now - hit.startedAt < bound) return Promise.resolve(hit.value);
+      if (hit && now - hit.freshAt < bound) return Promise.resolve(hit.value);
       if (!wait) return null;
       if (pending && now - pending.startedAt < bound) return pending.value;
       // The load in flight began too long ago: after it, one more, shared by every caller waiting meanwhile.
