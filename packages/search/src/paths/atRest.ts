@@ -60,7 +60,8 @@ function followedSnapshot<T>(db: Db, load: (workspaceId: string) => Promise<T>, 
    * `freshAt`: when the snapshot was last known to hold every write (its load's start, then each `get` that
    * finds no write since), so what it serves misses at most `now - freshAt` of writes. Measured from its
    * load's start instead, a snapshot loaded a minute before an import began was past the bound at the
-   * import's first write, and every search waited for a reload behind the import's open transaction.
+   * import's first write: searches read per query, or (`cachedRead`) waited for a reload that reads
+   * committed rows only, behind the import's open transaction.
    */
   type Loaded = { writes: number; startedAt: number; freshAt: number; value: T };
   type Loading = { startedAt: number; value: Promise<T> };
