@@ -18,7 +18,7 @@ export function queryServiceFor(runtime: Runtime, options: { connectorFor?: Prox
     vectors: runtime.vectors,
     embedder: runtime.queryEmbedder,
     read: runtime.searchRead(),
-    ...(runtime.config.searchConcurrency !== undefined ? { concurrency: runtime.config.searchConcurrency } : {}),
+    gate: runtime.searchGate,
     contextStalenessMs: runtime.config.searchContextStalenessMs,
     ...runtime.rankers,
     logger: runtime.logger,
