@@ -61,13 +61,6 @@ export interface IndexerDeps {
   /** Batches running at once; default INDEX_BATCHES_IN_FLIGHT. */
   batchesInFlight?: number;
   /**
-   * Whether requests are waiting for this process's event loop (searches queued at the gate): while they
-   * are, one batch runs at a time instead of `batchesInFlight`, so an import gives searches its turns. At
-   * 100k items under 16 clients, searches during an import p95 367 against 412 ms (client, two alternated
-   * pairs), the import 35-41 s instead of 25-28 s; an import nobody searches during keeps its pace.
-   */
-  requestsWaiting?: () => boolean;
-  /**
    * Where cluster assignment reads the workspace's item count (the IDF's N) when it reloads the
    * centroids: the search's read model (in memory on the embedded default, where `count(*)` over 100k
    * items held the database's one connection for 0.3 s); default SQL.
@@ -125,7 +118,7 @@ type Mark = Parameters<typeof markEvents>[1][number];
 
 const skipped = (itemId: string | null, status: IndexStatus): IndexOutcome => ({ status, itemId, actorIds: [], embedded: false });
 
-export function createIndexer({ db, vectors, embedder, logger, read, requestsWaiting, batchSize = DEFAULT_INDEX_BATCH_SIZE, batchesInFlight = INDEX_BATCHES_IN_FLIGHT }: IndexerDeps): Indexer {
+export function createIndexer({ db, vectors, embedder, logger, read, batchSize = DEFAULT_INDEX_BATCH_SIZE, batchesInFlight = INDEX_BATCHES_IN_FLIGHT }: IndexerDeps): Indexer {
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
   if (!Number.isInteger(batchesInFlight) || batchesInFlight < 1) throw new Error(`batchesInFlight must be a positive integer, got ${batchesInFlight}`);
 
@@ -291,8 +284,7 @@ export function createIndexer({ db, vectors, embedder, logger, read, requestsWai
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      const limit = requestsWaiting?.() ? 1 : batchesInFlight;
-      while (inFlight < limit && waiting.length > 0) {
+      while (inFlight < batchesInFlight && waiting.length > 0) {
         const batch = waiting.splice(0, batchSize);
         inFlight++;
         void runBatch(batch.map((w) => w.eventId))

@@ -179,34 +179,6 @@ describe.each(databaseBackends())('indexing staged events in batches ($name)', (
     expect(calls - before).toBeLessThanOrEqual(2);
   });
 
-  it('runs one batch at a time while requests wait for the event loop, and several at once otherwise', async () => {
-    // An embedder that counts the calls running at once (one per batch) and holds each a moment, so
-    // batches that may overlap do.
-    let running = 0;
-    let most = 0;
-    const inner = createHashEmbedder();
-    const slow: EmbeddingProvider = {
-      ...inner,
-      async embed(texts, options) {
-        most = Math.max(most, ++running);
-        await new Promise((resolve) => setTimeout(resolve, 30));
-        running--;
-        return inner.embed(texts, options);
-      },
-    };
-    const concurrent = async (requestsWaiting: boolean): Promise<number> => {
-      most = 0;
-      const ws = await testWorkspace(db);
-      const ids = await stage(db, ws, Array.from({ length: 12 }, (_, i) => pullRequest(300 + i, { title: `Change under load ${i}` })));
-      const batched = createIndexer({ db, vectors, embedder: slow, batchSize: 2, requestsWaiting: () => requestsWaiting });
-      const outcomes = await Promise.all(ids.map((id) => batched.indexEvent(id)));
-      expect(outcomes.map((o) => o.status)).toEqual(ids.map(() => 'indexed'));
-      return most;
-    };
-    expect(await concurrent(true)).toBe(1);
-    expect(await concurrent(false)).toBeGreaterThan(1);
-  });
-
   it('a batch redelivered after a crash before markEvent leaves identical rows, and settles its events', async () => {
     const ws = await testWorkspace(db);
     const ids = await stage(db, ws, history());

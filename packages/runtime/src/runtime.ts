@@ -15,7 +15,7 @@ import {
   type SecretBox,
   type VectorStore,
 } from '@engram/stores';
-import { DEFAULT_EMBEDDED_CONCURRENCY, SearchGate, type Reranker } from '@engram/search';
+import type { Reranker } from '@engram/search';
 import type { Config } from './config.js';
 import { createRankers } from './rankers.js';
 import type { Logger } from './logger.js';
@@ -46,12 +46,6 @@ export interface Runtime {
    * the database serves none of those reads.
    */
   searchRead(): SearchReadModel & { loaded(): Promise<boolean> };
-  /**
-   * The gate this process's searches wait at (`SEARCH_CONCURRENCY`; on the embedded default
-   * DEFAULT_EMBEDDED_CONCURRENCY at a time, on a Postgres server no limit). The indexer of the same process
-   * reads it: while searches wait, it runs one batch at a time.
-   */
-  searchGate: SearchGate;
   /** The embedding model differs from the stored vectors' model: items must be re-embedded. */
   modelChanged: boolean;
   /** True once stores are reachable and migrations applied; false from the start of shutdown. */
@@ -110,7 +104,6 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
     admin,
     modelChanged: collection.modelChanged,
     searchRead: () => (searchRead ??= openSearchReadModel(db, config.searchMaxStalenessMs ? { maxStalenessMs: config.searchMaxStalenessMs } : {})),
-    searchGate: new SearchGate(config.searchConcurrency ?? (db.kind === 'pglite' ? DEFAULT_EMBEDDED_CONCURRENCY : 0)),
     async ready() {
       if (draining) return false;
       const ok = await pingDatabase(db);

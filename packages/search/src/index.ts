@@ -1,4 +1,3 @@
-export { SearchGate } from './pipeline/gate.js';
 export { createSearchService, DEFAULT_EMBEDDED_CONCURRENCY, RERANK_DEPTH, LLM_DEPTH, type SearchService, type SearchDeps, type SearchOptions, type SearchOutcome, type QueryEmbedder } from './service.js';
 export { SIMILARITY_WEIGHTS, type FindSimilarOutcome, type SimilarItem } from './findSimilar.js';
 export { createQueryService, type FallbackReason, type QueryService, type QueryServiceDeps, type SearchAnswer } from './queryService.js';

@@ -40,7 +40,7 @@ export function createSearchService(deps: SearchDeps) {
   const lexical = deps.lexical ?? DEFAULT_LEXICAL;
   const now = deps.now ?? (() => new Date());
   const rerankDepth = deps.rerankDepth ?? RERANK_DEPTH;
-  const gate = deps.gate ?? new SearchGate(deps.concurrency ?? (deps.db.kind === 'pglite' ? DEFAULT_EMBEDDED_CONCURRENCY : 0));
+  const gate = new SearchGate(deps.concurrency ?? (deps.db.kind === 'pglite' ? DEFAULT_EMBEDDED_CONCURRENCY : 0));
 
   /** A search, once the gate admits it; `latency.total` counts the wait, `latency.queue` shows it. */
   function search(workspaceId: string, request: SearchRequest, options: SearchOptions = {}): Promise<SearchOutcome> {

@@ -16,7 +16,7 @@ export interface Jobs {
  */
 export async function startJobs(runtime: Runtime): Promise<Jobs> {
   const { db, vectors, embedder, queue, logger } = runtime;
-  const indexer = createIndexer({ db, vectors, embedder, logger, read: runtime.searchRead(), requestsWaiting: () => runtime.searchGate.queued > 0 });
+  const indexer = createIndexer({ db, vectors, embedder, logger, read: runtime.searchRead() });
   queue.process({
     ...indexEventHandler(runtime, indexer),
     ...reclusterHandler(runtime),

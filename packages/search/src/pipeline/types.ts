@@ -6,7 +6,6 @@ import type { PathResult } from '../paths/types.js';
 import type { Candidate, Reranker } from '../rank/types.js';
 import type { ActorContext, ClusterContext } from '../enrich.js';
 import type { ItemFilter } from '../filters.js';
-import type { SearchGate } from './gate.js';
 
 export interface QueryEmbedder {
   readonly model: string;
@@ -37,11 +36,6 @@ export interface SearchDeps {
   now?: () => Date;
   /** Searches in progress at once, the rest waiting in order (0: no limit); default DEFAULT_EMBEDDED_CONCURRENCY on PGlite, 0 on a Postgres server. */
   concurrency?: number;
-  /**
-   * The gate searches wait at, when the process shares it (the runtime's: its indexer reads how many wait);
-   * `concurrency` is then the gate's own. Default: a gate of this service's.
-   */
-  gate?: SearchGate;
 }
 
 export interface SearchOptions {

@@ -18,7 +18,7 @@ export function queryServiceFor(runtime: Runtime, options: { connectorFor?: Prox
     vectors: runtime.vectors,
     embedder: runtime.queryEmbedder,
     read: runtime.searchRead(),
-    gate: runtime.searchGate,
+    ...(runtime.config.searchConcurrency !== undefined ? { concurrency: runtime.config.searchConcurrency } : {}),
     contextStalenessMs: runtime.config.searchContextStalenessMs,
     ...runtime.rankers,
     logger: runtime.logger,
