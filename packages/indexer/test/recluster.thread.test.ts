@@ -1,4 +1,6 @@
-import { createMemoryReadModel, createSqlReadModel, getAreaCounts, getAreaModelVersion, ROOT_AREA, type Db, type Queryable } from '@engram/stores';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
+import { BACKGROUND_NICE, createMemoryReadModel, createSqlReadModel, getAreaCounts, getAreaModelVersion, ROOT_AREA, setBackgroundNice, type Db, type Queryable } from '@engram/stores';
 import { testWorkspace } from '@engram/stores/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildAreaModel } from '../src/areas/index.js';
@@ -103,6 +105,36 @@ describe('the re-cluster plan', () => {
       expect(plan).toEqual(inline);
     } finally {
       await thread.close();
+    }
+  });
+
+  it.runIf(process.platform === 'linux')('runs at the background nice value while the threads searches use keep theirs', async () => {
+    // Each thread of this process and its nice value (field 19 of /proc/<pid>/task/<tid>/stat).
+    const niceByThread = (): Map<string, number> =>
+      new Map(readdirSync('/proc/self/task').map((tid) => [tid, Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])]));
+    const startedThreads = async (): Promise<{ before: Map<string, number>; after: Map<string, number> }> => {
+      const before = niceByThread();
+      const thread = startComputeThread();
+      try {
+        // An answer means the worker ran its module, where it lowers its own priority.
+        await expect(thread.ask({ kind: 'plan:finish' }, 'plan')).rejects.toThrow(/before plan:start/);
+        return { before, after: niceByThread() };
+      } finally {
+        await thread.close();
+      }
+    };
+    const own = getPriority();
+    const { before, after } = await startedThreads();
+    const started = [...after].filter(([tid]) => !before.has(tid)).map(([, nice]) => nice);
+    expect(started).toContain(Math.max(own, BACKGROUND_NICE));
+    for (const [tid, nice] of before) if (after.has(tid)) expect(after.get(tid)).toBe(nice);
+
+    setBackgroundNice(0);
+    try {
+      const unchanged = await startedThreads();
+      expect([...unchanged.after].filter(([tid]) => !unchanged.before.has(tid)).map(([, nice]) => nice).every((nice) => nice === own)).toBe(true);
+    } finally {
+      setBackgroundNice(BACKGROUND_NICE);
     }
   });
 

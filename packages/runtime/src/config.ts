@@ -56,6 +56,8 @@ export const EnvSchema = z
     PGLITE_THREAD: bool.default(true),
     /** Embedded default, PGlite thread: log statements and transactions slower than this many ms to stderr (0: off). */
     PGLITE_LOG_SLOW_MS: z.coerce.number().min(0).default(0),
+    /** Linux: the nice value of background threads (re-cluster plan, area model) from 0 (as the process) to 19. */
+    ENGRAM_BACKGROUND_NICE: z.coerce.number().int().min(0).max(19).default(10),
     /** Embedded default: while an import writes faster than the search index catches up, a search waits at most this long for it; 0 = always wait. */
     SEARCH_MAX_STALENESS_MS: z.coerce.number().int().min(0).default(25),
     /** Embedded default: how many ms of writes a search's context snapshots (clusters, people) may miss while writes go on; 0 = none. */
@@ -143,6 +145,8 @@ export interface Config {
   webhooks: boolean;
   pgliteThread: boolean;
   pgliteLogSlowMs: number;
+  /** Nice value of background threads (Linux). */
+  backgroundNice: number;
   searchMaxStalenessMs: number;
   /** Searches in progress at once (0: no limit); unset: the search service's default for the database. */
   searchConcurrency?: number;
@@ -203,6 +207,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhooks: e.ENGRAM_WEBHOOKS,
     pgliteThread: e.PGLITE_THREAD,
     pgliteLogSlowMs: e.PGLITE_LOG_SLOW_MS,
+    backgroundNice: e.ENGRAM_BACKGROUND_NICE,
     searchMaxStalenessMs: e.SEARCH_MAX_STALENESS_MS,
     ...(e.SEARCH_CONCURRENCY !== undefined ? { searchConcurrency: e.SEARCH_CONCURRENCY } : {}),
     searchContextStalenessMs: e.SEARCH_CONTEXT_STALENESS_MS,

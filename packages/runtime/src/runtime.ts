@@ -10,6 +10,7 @@ import {
   openSearchReadModel,
   openVectorStore,
   pingDatabase,
+  setBackgroundNice,
   type Db,
   type SearchReadModel,
   type SecretBox,
@@ -57,6 +58,7 @@ export interface Runtime {
 
 export async function createRuntime(config: Config, logger: Logger, overrides: { embedder?: EmbeddingProvider } = {}): Promise<Runtime> {
   await mkdir(config.dataDir, { recursive: true });
+  setBackgroundNice(config.backgroundNice);
   const db = await openDatabase(config.databaseUrl, { pgliteThread: config.pgliteThread, logSlowMs: config.pgliteLogSlowMs });
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'migrations applied');

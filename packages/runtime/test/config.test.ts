@@ -19,6 +19,12 @@ describe('configuration', () => {
     expect(config.port).toBe(4123);
   });
 
+  it('runs background threads at nice 10 unless told otherwise, and rejects a nice value outside 0-19', () => {
+    expect(loadConfig({}).backgroundNice).toBe(10);
+    expect(loadConfig({ ENGRAM_BACKGROUND_NICE: '0' }).backgroundNice).toBe(0);
+    for (const bad of ['20', '-1', '2.5', 'low']) expect(() => loadConfig({ ENGRAM_BACKGROUND_NICE: bad })).toThrow(/ENGRAM_BACKGROUND_NICE/);
+  });
+
   it('requires a shared secret key when the database is a server', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/engram' })).toThrow(/ENGRAM_SECRET_KEY/);
     expect(loadConfig({ DATABASE_URL: 'postgres://db/engram', ENGRAM_SECRET_KEY: 'x'.repeat(32), REDIS_URL: 'redis://r:6379', VECTOR_URL: 'qdrant://q:6333' }).role).toBe('api');

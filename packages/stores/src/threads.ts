@@ -4,6 +4,7 @@
  * inherited `--import tsx` does not apply inside workers on every Node version.
  */
 import { readFileSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -62,4 +63,40 @@ function startWorker(url: URL, options: Omit<WorkerOptions, 'eval'>): Worker {
   const api = pathToFileURL(join(dirname(manifestPath), relative)).href;
   const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => tsx.tsImport(${JSON.stringify(url.href)}, { parentURL: ${JSON.stringify(url.href)} }));`;
   return new Worker(bootstrap, { ...options, eval: true });
+}
+
+/**
+ * The nice value of a thread that does background work (a re-cluster's plan, the area model's counting):
+ * the kernel gives a thread at nice 10 about a tenth of a nice-0 thread's share of a busy core, so a search's
+ * threads (the event loop, the scan thread, the database thread) run first whenever both want the CPU, and the
+ * background thread still has the whole core when nothing else does. `ENGRAM_BACKGROUND_NICE` (the runtime's
+ * config) sets it for the process; 0 leaves background threads as they are.
+ */
+export const BACKGROUND_NICE = 10;
+
+let backgroundNice = BACKGROUND_NICE;
+
+/** Sets the nice value background threads started from now on take (0 to 19). */
+export function setBackgroundNice(nice: number): void {
+  if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new RangeError(`a background nice value is an integer from 0 to 19 (got ${nice})`);
+  backgroundNice = nice;
+}
+
+/** The nice value to start a background thread with: pass it to the thread, which calls `lowerThreadPriority` with it. */
+export const backgroundNiceValue = (): number => backgroundNice;
+
+/**
+ * Lowers the calling thread's scheduling priority to `nice`; call it from inside the worker thread. On Linux a
+ * nice value belongs to a thread (setpriority on pid 0 is the calling thread), so the rest of the process keeps
+ * its priority; elsewhere it would lower the whole process, so there it does nothing. Returns whether the thread
+ * now runs at `nice` or lower priority (false too where the system refuses).
+ */
+export function lowerThreadPriority(nice: number): boolean {
+  if (process.platform !== 'linux' || !(nice > 0)) return false;
+  try {
+    if (getPriority() < nice) setPriority(Math.min(19, Math.floor(nice)));
+    return true;
+  } catch {
+    return false;
+  }
 }

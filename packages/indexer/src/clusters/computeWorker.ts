@@ -1,6 +1,8 @@
 // Runs inside a worker_threads Worker started by offThread.ts: the CPU work of the re-cluster job
 // (features, merge and split, labels) and of the area model (tokenizing and counting), fed page by page.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+// The module alone, not the package's index: this thread needs none of the stores.
+import { lowerThreadPriority } from '@engram/stores/threads';
 import { createAreaCounter, type AreaCounter, type AreaRows, type ChangePage } from '../areas/count.js';
 import { createPlanner, type PlanOptions, type Planner, type ReclusterPage, type ReclusterPlan } from './plan.js';
 
@@ -16,6 +18,8 @@ export type WorkerReply = { kind: 'plan'; plan: ReclusterPlan } | { kind: 'areas
 
 const port = parentPort;
 if (!port) throw new Error('computeWorker.ts must run in a worker thread');
+// A re-cluster's plan or an area model's counts are waited for by nobody in a hurry: searches' threads first.
+lowerThreadPriority((workerData as { nice?: number } | null)?.nice ?? 0);
 
 let planner: Planner | null = null;
 let counter: AreaCounter | null = null;

@@ -5,7 +5,7 @@
  * result. One worker per job, terminated after it.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { spawnModuleWorker, type Db, type Queryable } from '@engram/stores';
+import { backgroundNiceValue, spawnModuleWorker, type Db, type Queryable } from '@engram/stores';
 import type { WorkerReply, WorkerRequest } from './computeWorker.js';
 
 const workerUrl = new URL('./computeWorker.ts', import.meta.url);
@@ -53,7 +53,7 @@ export interface ComputeThread {
 }
 
 export function startComputeThread(): ComputeThread {
-  const worker = spawnModuleWorker(workerUrl);
+  const worker = spawnModuleWorker(workerUrl, { workerData: { nice: backgroundNiceValue() } });
   let failure: Error | null = null;
   let waiting: { kind: string; resolve: (reply: WorkerReply) => void; reject: (error: Error) => void } | null = null;
   const fail = (error: Error) => {
