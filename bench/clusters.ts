@@ -106,7 +106,7 @@ console.log(`\nincremental: ${created} clusters seeded; per assignment mean ${(t
   const cache = await centroidsFor(db, workspaceId, 512 + space.entityDimensions, 60_000);
   const probe = Float32Array.from({ length: 512 + space.entityDimensions }, (_, i) => Math.sin(i));
   const t = performance.now();
-  for (let i = 0; i < 100; i++) nearestCluster(cache, probe);
+  for (let i = 0; i < 100; i++) await nearestCluster(cache, probe);
   console.log(`centroid scan over ${cache.clusters.size} clusters: ${((performance.now() - t) / 100).toFixed(3)} ms`);
 }
 const t0 = performance.now();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CentroidRows } from '../src/clusters/centroidRows.js';
+import { CentroidRows, OFF_THREAD_MIN_ROWS } from '../src/clusters/centroidRows.js';
 import { centre, centredCosine, centredMean, dot, norm } from '../src/clusters/features.js';
 
 /** A deterministic pseudo-random vector. */
@@ -59,7 +59,7 @@ function rowsWithCopy(d: number) {
 }
 
 describe('CentroidRows', () => {
-  it('answers as the full scan does, to the bit, while the workspace mean moves as items join clusters', () => {
+  it('answers as the full scan does, to the bit, while the workspace mean moves as items join clusters', async () => {
     const d = 48;
     const rows = new CentroidRows(d, 4);
     const centroids = new Map<string, Float32Array>();
@@ -80,7 +80,7 @@ describe('CentroidRows', () => {
       const towardMean = dot(centred, mean.mean);
       const exclude = q % 5 === 0 && order.length > 1 ? order[q % order.length] : undefined;
       const expected = fullScan(centroids, order.filter((id) => id !== exclude), centred, mean, towardMean);
-      const found = rows.nearest(centred, mean, towardMean, exclude);
+      const found = await rows.nearest(centred, mean, towardMean, exclude);
       expect(found).toEqual(expected);
       // Join the nearest cluster when close, else seed one: the mean moves by this item either way.
       if (found && found.similarity >= 0.3 && q % 7 !== 0) {
@@ -112,7 +112,7 @@ describe('CentroidRows', () => {
   });
 
 
-  it('finds the centroid a scan over every cluster finds, with the same similarity, after rows are overwritten, removed and the matrix grows', () => {
+  it('finds the centroid a scan over every cluster finds, with the same similarity, after rows are overwritten, removed and the matrix grows', async () => {
     const d = 24;
     const rows = new CentroidRows(d, 2);
     const centroids = new Map<string, Float32Array>();
@@ -139,7 +139,7 @@ describe('CentroidRows', () => {
       const feature = vector(5000 + q, d);
       const centred = centre(feature, mean);
       const exclude = q % 3 === 0 ? bruteForce(centroids, feature, sum, 150)!.id : undefined;
-      const found = rows.nearest(centred, mean, dot(centred, mean.mean), exclude);
+      const found = await rows.nearest(centred, mean, dot(centred, mean.mean), exclude);
       const expected = bruteForce(centroids, feature, sum, 150, exclude)!;
       expect(found).not.toBeNull();
       expect(found!.id).toBe(expected.id);
@@ -148,7 +148,7 @@ describe('CentroidRows', () => {
     }
   });
 
-  it('answers as the full scan does when most rows are left out of the native first pass (hundreds of rows in a narrow cone)', () => {
+  it('answers as the full scan does when most rows are left out of the native first pass (hundreds of rows in a narrow cone)', async () => {
     const d = 40;
     const { rows, centroids, order, add } = rowsWithCopy(d);
     const sum = new Float64Array(d);
@@ -169,11 +169,11 @@ describe('CentroidRows', () => {
       const towardMean = dot(centred, mean.mean);
       const best = fullScan(centroids, order, centred, mean, towardMean)!;
       const exclude = q % 3 === 0 ? best.id : undefined;
-      expect(rows.nearest(centred, mean, towardMean, exclude)).toEqual(exclude ? fullScan(centroids, order.filter((id) => id !== exclude), centred, mean, towardMean) : best);
+      expect(await rows.nearest(centred, mean, towardMean, exclude)).toEqual(exclude ? fullScan(centroids, order.filter((id) => id !== exclude), centred, mean, towardMean) : best);
     }
   });
 
-  it('finds a row near the mean that the native first pass left out (a small product, the best centred cosine)', () => {
+  it('finds a row near the mean that the native first pass left out (a small product, the best centred cosine)', async () => {
     const d = 16;
     const { rows, centroids, order, add } = rowsWithCopy(d);
     const sum = new Float64Array(d);
@@ -190,20 +190,48 @@ describe('CentroidRows', () => {
       // A short step from the mean towards the query: centred, it points where the query does.
       add(`near${q}`, mean.mean.map((x, i) => x + 0.01 * direction[i]!));
       const towardMean = dot(direction, mean.mean);
-      const found = rows.nearest(direction, mean, towardMean);
+      const found = await rows.nearest(direction, mean, towardMean);
       expect(found?.id).toBe(`near${q}`);
       expect(found).toEqual(fullScan(centroids, order, direction, mean, towardMean));
     }
   });
 
-  it('has no nearest row when empty or when the only row is excluded', () => {
+  it('has no nearest row when empty or when the only row is excluded', async () => {
     const rows = new CentroidRows(4);
     const mean = centredMean(new Float64Array(4), 0);
     const unit = new Float32Array([1, 0, 0, 0]);
-    expect(rows.nearest(unit, mean, 0)).toBeNull();
+    expect(await rows.nearest(unit, mean, 0)).toBeNull();
     rows.set('a', unit, 1);
-    expect(rows.nearest(unit, mean, 0, 'a')).toBeNull();
-    expect(rows.nearest(unit, mean, 0)?.id).toBe('a');
+    expect(await rows.nearest(unit, mean, 0, 'a')).toBeNull();
+    expect((await await rows.nearest(unit, mean, 0))?.id).toBe('a');
     expect(() => rows.set('b', new Float32Array(3), 1)).toThrow(/3 dimensions/);
+  });
+
+  it('takes the first pass from the scan thread for thousands of rows and answers as the full scan does, also when a cluster is seeded during that scan', async () => {
+    const d = 64;
+    const { rows, centroids, order, add } = rowsWithCopy(d);
+    const sum = new Float64Array(d);
+    const count = OFF_THREAD_MIN_ROWS + 500;
+    for (let k = 0; k < count; k++) {
+      const c = vector(k + 17, d);
+      add(`c${k}`, c);
+      c.forEach((x, i) => (sum[i]! += x));
+    }
+    const mean = centredMean(sum, count);
+    for (let q = 0; q < 20; q++) {
+      const centred = centre(vector(20_000 + q, d), mean);
+      const towardMean = dot(centred, mean.mean);
+      const exclude = q % 4 === 0 ? order[q] : undefined;
+      expect(await rows.nearest(centred, mean, towardMean, exclude)).toEqual(fullScan(centroids, order.filter((id) => id !== exclude), centred, mean, towardMean));
+    }
+    // A cluster seeded while the scan runs, in the query's own direction from the mean: the answer is the
+    // rows' as they are when it returns, not the products the scan took of the rows before.
+    const query = centre(vector(30_000, d), mean);
+    const towardMean = dot(query, mean.mean);
+    const pending = rows.nearest(query, mean, towardMean);
+    add('seeded', mean.mean.map((x, i) => x + 5 * query[i]!));
+    const found = await pending;
+    expect(found?.id).toBe('seeded');
+    expect(found).toEqual(fullScan(centroids, order, query, mean, towardMean));
   });
 });

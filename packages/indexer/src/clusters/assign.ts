@@ -176,13 +176,13 @@ async function planBatch(
     const mean = workspaceMean(cache);
     if (state.currentClusterId !== null) {
       const own = cache.clusters.get(state.currentClusterId);
-      const best = nearestCluster(cache, feature, state.currentClusterId, mean);
+      const best = await nearestCluster(cache, feature, state.currentClusterId, mean);
       const ownSimilarity = own ? similarityTo(mean, feature, own.centroid, own.norm) : Number.NEGATIVE_INFINITY;
       const moves = own !== undefined && best !== null && best.similarity >= threshold && best.similarity > ownSimilarity + (options.moveMargin ?? DEFAULT_MOVE_MARGIN);
       if (!moves) placed.set(index, { clusterId: state.currentClusterId, created: false });
       continue;
     }
-    const best = nearestCluster(cache, feature, undefined, mean);
+    const best = await nearestCluster(cache, feature, undefined, mean);
     if (best !== null && best.similarity >= threshold) {
       const target = cache.clusters.get(best.id)!;
       const centroid = shiftMean(target.centroid, target.count, feature, 1);
@@ -245,13 +245,13 @@ async function place(
   const mean = workspaceMean(cache);
   if (currentId !== null) {
     const own = cache.clusters.get(currentId);
-    const best = nearestCluster(cache, feature, currentId, mean);
+    const best = await nearestCluster(cache, feature, currentId, mean);
     const ownSimilarity = own ? similarityTo(mean, feature, own.centroid, own.norm) : Number.NEGATIVE_INFINITY;
     const moves = own !== undefined && best !== null && best.similarity >= threshold && best.similarity > ownSimilarity + (options.moveMargin ?? DEFAULT_MOVE_MARGIN);
     if (!moves) return { clusterId: currentId, created: false };
     return (await move(db, cache, workspaceId, itemId, currentId, best.id, feature)) ? { clusterId: best.id, created: false } : null;
   }
-  const best = nearestCluster(cache, feature, undefined, mean);
+  const best = await nearestCluster(cache, feature, undefined, mean);
   if (best !== null && best.similarity >= threshold) {
     const target = cache.clusters.get(best.id)!;
     const centroid = shiftMean(target.centroid, target.count, feature, 1);

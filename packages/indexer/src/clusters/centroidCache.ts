@@ -75,7 +75,7 @@ export function similarityTo(mean: CentredMean, feature: Float32Array, centroid:
 }
 
 /** The cluster whose centred centroid is closest to the centred feature. */
-export function nearestCluster(cache: WorkspaceCentroids, feature: Float32Array, exclude?: string, mean = workspaceMean(cache)): Nearest | null {
+export function nearestCluster(cache: WorkspaceCentroids, feature: Float32Array, exclude?: string, mean = workspaceMean(cache)): Promise<Nearest | null> {
   const centred = centre(feature, mean);
   // `centredCosine` per cluster, with the feature's own term (the same for every cluster) computed once:
   // two dot products a cluster instead of three, on the indexer's hottest loop.

@@ -1,4 +1,4 @@
-import { topInnerProducts } from '@engram/stores';
+import { sharedFloats, topInnerProducts, topInnerProductsOffThread } from '@engram/stores';
 import type { CentredMean } from './features.js';
 
 export interface Nearest {
@@ -12,6 +12,12 @@ const REBASE_DRIFT = 2e-3;
 const FIRST_WANT = 64;
 /** Slack for rounding in the bounds below: far above float64's error on these sums, far below a similarity's resolution that matters. */
 const SLACK = 1e-9;
+/**
+ * Rows from which the first pass's products come from the scan thread: below, the native scan takes less
+ * than the message does. At 100k items (about 4,500 rows of 768) the scan was a third of the indexer's share
+ * of the event loop during an import, in the event loop that answers searches.
+ */
+export const OFF_THREAD_MIN_ROWS = 1_024;
 
 /**
  * A workspace's cluster centroids as the rows of one contiguous matrix. Placing an item scans every
@@ -27,9 +33,15 @@ const SLACK = 1e-9;
  * reaches the best lower bound. Every similarity it reports is computed as the full scan computes it, in
  * the same order, so the answer is the same to the bit, ties to the first row included. A removed row is
  * filled with the last one.
+ *
+ * The rows sit on a SharedArrayBuffer, so that from OFF_THREAD_MIN_ROWS rows the first pass's products come
+ * from the scan thread while this thread answers requests. A row written while such a scan runs (another
+ * placement in this workspace meanwhile) makes its products stale: they are then taken again here.
  */
 export class CentroidRows {
   private data: Float32Array;
+  /** Counts writes to `data`: products a scan took before a write are not used after it. */
+  private writes = 0;
   private norms: Float64Array;
   /** Each row's `c·m₀` against `base`, the mean it was last taken against (null until the first scan). */
   private towardBase: Float64Array;
@@ -40,7 +52,7 @@ export class CentroidRows {
   private readonly rowOf = new Map<string, number>();
 
   constructor(readonly dimensions: number, capacity = 64) {
-    this.data = new Float32Array(capacity * dimensions);
+    this.data = sharedFloats(capacity * dimensions);
     this.norms = new Float64Array(capacity);
     this.towardBase = new Float64Array(capacity);
     this.upper = new Float64Array(capacity);
@@ -61,6 +73,7 @@ export class CentroidRows {
       this.rowOf.set(id, row);
     }
     this.data.set(centroid, row * this.dimensions);
+    this.writes++;
     this.norms[row] = centroidNorm;
     if (this.base) this.towardBase[row] = this.rowDot(row, this.base);
   }
@@ -72,6 +85,7 @@ export class CentroidRows {
     if (row !== last) {
       const lastId = this.ids[last]!;
       this.data.copyWithin(row * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      this.writes++;
       this.norms[row] = this.norms[last]!;
       this.towardBase[row] = this.towardBase[last]!;
       this.ids[row] = lastId;
@@ -86,7 +100,19 @@ export class CentroidRows {
    * mean taken out; `towardMean` is `dot(centred, mean.mean)`, the same for every row. The first of
    * equal rows wins.
    */
-  nearest(centred: Float32Array, mean: CentredMean, towardMean: number, exclude?: string): Nearest | null {
+  async nearest(centred: Float32Array, mean: CentredMean, towardMean: number, exclude?: string): Promise<Nearest | null> {
+    const count = this.ids.length;
+    if (count >= OFF_THREAD_MIN_ROWS) {
+      const writes = this.writes;
+      const rows = new Float32Array(this.data.buffer, 0, count * this.dimensions);
+      const first = await topInnerProductsOffThread(rows, centred, this.dimensions, Math.min(count, FIRST_WANT));
+      if (writes === this.writes && count === this.ids.length) return this.nearestFrom(centred, mean, towardMean, exclude, first);
+    }
+    return this.nearestFrom(centred, mean, towardMean, exclude, null);
+  }
+
+  /** `nearest` on this thread, from the first pass's products when they were taken already (`first`). */
+  private nearestFrom(centred: Float32Array, mean: CentredMean, towardMean: number, exclude: string | undefined, first: TopProducts | null): Nearest | null {
     const { data, norms, dimensions: d, ids } = this;
     const count = ids.length;
     if (count === 0) return null;
@@ -125,7 +151,9 @@ export class CentroidRows {
     // product at most the last one returned, which bounds it. Should that leave more rows to compute in
     // full than were returned, it asks for four times as many.
     for (let want = Math.min(count, FIRST_WANT); ; want = Math.min(count, want * 4)) {
-      const { rows: order, products } = topInnerProducts(data.subarray(0, count * d), centred, d, want);
+      // `first`, when given, is this first round's answer (the same `want`).
+      const { rows: order, products } = first ?? topInnerProducts(data.subarray(0, count * d), centred, d, want);
+      first = null;
       bestLower = Number.NEGATIVE_INFINITY;
       if (order.length < count) {
         const last = products[products.length - 1] ?? Number.POSITIVE_INFINITY;
@@ -181,12 +209,16 @@ export class CentroidRows {
 
   private grow(): void {
     const capacity = Math.max(64, Math.ceil(this.norms.length * 1.5));
-    this.data = resized(this.data, capacity * this.dimensions);
+    const data = sharedFloats(capacity * this.dimensions);
+    data.set(this.data);
+    this.data = data;
     this.norms = resized(this.norms, capacity);
     this.towardBase = resized(this.towardBase, capacity);
     this.upper = new Float64Array(capacity);
   }
 }
+
+type TopProducts = { rows: number[]; products: number[] };
 
 /** A longer copy of `array`, zero-filled past its end. */
 function resized<T extends Float32Array | Float64Array>(array: T, length: number): T {
