@@ -103,7 +103,7 @@ const total = assignMs.reduce((a, b) => a + b, 0);
 console.log(`\nincremental: ${created} clusters seeded; per assignment mean ${(total / assignMs.length).toFixed(2)} ms, p50 ${pct(assignMs, 0.5).toFixed(2)} ms, p95 ${pct(assignMs, 0.95).toFixed(2)} ms, last 500 mean ${(assignMs.slice(-500).reduce((a, b) => a + b, 0) / Math.min(500, assignMs.length)).toFixed(2)} ms`);
 {
   // The in-memory part of an assignment: one scan over every centroid of the workspace.
-  const cache = await centroidsFor(db, workspaceId, 512 + space.entityDimensions, 60_000);
+  const cache = await centroidsFor(db, workspaceId, 512 + space.entityDimensions, { ttlMs: 60_000 });
   const probe = Float32Array.from({ length: 512 + space.entityDimensions }, (_, i) => Math.sin(i));
   const t = performance.now();
   for (let i = 0; i < 100; i++) await nearestCluster(cache, probe);

@@ -92,7 +92,7 @@ export async function assignClusters(db: Db, workspaceId: string, items: readonl
   return serialized(db, workspaceId, async () => {
     const space = options.space ?? DEFAULT_FEATURE_SPACE;
     const dimensions = first.vector.length + space.entityDimensions;
-    const cache = await centroidsFor(db, workspaceId, dimensions, options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS, undefined, options.itemCounts);
+    const cache = await centroidsFor(db, workspaceId, dimensions, { ttlMs: options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS, itemCounts: options.itemCounts });
     const states = await readItemStates(db, workspaceId, [...unique], cache.itemCount);
     const plan = await planBatch(workspaceId, cache, items, states, options, space);
     if (plan === null) {
@@ -216,11 +216,11 @@ async function assignOne(db: Db, input: AssignInput, prefetched: ItemState | nul
   const dimensions = input.vector.length + space.entityDimensions;
   const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   for (let attempt = 1; ; attempt++) {
-    let cache = await centroidsFor(db, input.workspaceId, dimensions, ttl, undefined, options.itemCounts);
+    let cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, itemCounts: options.itemCounts });
     // A batch read the item's state before its earlier items were placed: its cluster count is not
     // compared (this process's own seeds are already in the cache; another writer's show as a lost race).
     const state = attempt === 1 && prefetched ? prefetched : await readItemState(db, input.workspaceId, input.itemId, cache.itemCount);
-    if (!(attempt === 1 && prefetched)) cache = await centroidsFor(db, input.workspaceId, dimensions, ttl, state.clusterCount, options.itemCounts);
+    if (!(attempt === 1 && prefetched)) cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, clusterCount: state.clusterCount, itemCounts: options.itemCounts });
     const feature = topicFeature(input.vector, input.entities ?? state.entities, space);
     const done = await place(db, cache, input, options, feature, state.currentClusterId, state.title, input.entities ?? state.entities);
     if (done) return done;

@@ -49,12 +49,18 @@ async function load(db: Queryable, workspaceId: string, dimensions: number, item
   return cache;
 }
 
-/**
- * The workspace's centroids of this dimension; reloaded when older than the TTL or when `clusterCount`
- * (the workspace's clusters as the caller just counted them) differs from the cached number. A reload
- * reads the item count from `itemCounts` when given (a read model), else counts in SQL.
- */
-export async function centroidsFor(db: Queryable, workspaceId: string, dimensions: number, ttlMs: number, clusterCount?: number, itemCounts?: Pick<SearchReadModel, 'stats'>): Promise<WorkspaceCentroids> {
+export interface CentroidsForOptions {
+  /** Reload when the cache is older than this. */
+  ttlMs: number;
+  /** The workspace's clusters as the caller just counted them: a cache that holds another number reloads. */
+  clusterCount?: number;
+  /** Where a reload reads the workspace's item count (a read model); default: a count in SQL. */
+  itemCounts?: Pick<SearchReadModel, 'stats'>;
+}
+
+/** The workspace's centroids of this dimension, reloaded when older than the TTL or when the cluster count differs from the cached one. */
+export async function centroidsFor(db: Queryable, workspaceId: string, dimensions: number, options: CentroidsForOptions): Promise<WorkspaceCentroids> {
+  const { ttlMs, clusterCount, itemCounts } = options;
   let perDb = caches.get(db);
   if (!perDb) caches.set(db, (perDb = new Map()));
   const cached = perDb.get(workspaceId);
