@@ -341,6 +341,14 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
       expect(all.length, label).toBeGreaterThan(0);
       expect(rows(await memory.rolesOfActors(ws, [...people, 'nobody'])), label).toEqual(all);
       expect(rows(await memory.rolesOfActors(ws, people.slice(0, 1))), label).toEqual(all.filter((r) => r.startsWith(`${people[0]} `)));
+      // Each person's distinct items among those rows, as an expertise pass counts a bot's without reading them.
+      const itemsOf = new Map<string, Set<string>>();
+      for (const r of await sql.rolesOfActors(ws, people)) (itemsOf.get(r.actorId) ?? itemsOf.set(r.actorId, new Set()).get(r.actorId)!).add(r.itemId);
+      const counted = [...itemsOf].map(([actor, items]) => `${actor} ${items.size}`).sort();
+      const counts = (m: Map<string, number>) => [...m].map(([actor, n]) => `${actor} ${n}`).sort();
+      expect(counted.length, label).toBeGreaterThan(0);
+      expect(counts(await sql.actorItemCounts(ws, [...people, 'nobody'])), label).toEqual(counted);
+      expect(counts(await memory.actorItemCounts(ws, [...people, 'nobody'])), label).toEqual(counted);
     };
     await compare('loaded', actors);
     const newest = await memory.itemsOfActors({ workspaceId: ws }, actors, 200);

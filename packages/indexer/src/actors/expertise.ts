@@ -105,18 +105,15 @@ function keywordDomain(keyword: string): string | null {
 
 /**
  * Recomputes expertise of the given actors (all of the workspace's when omitted); returns how many were
- * updated. `itemCount`: the workspace's items (the IDF's N) when the caller knows it, else counted.
- */
-/**
- * `itemCount`: the workspace's item count (the IDF's N) when the caller has one. `read`: where items'
- * entity mentions and the item count are read (the search's read model holds them in memory on the
- * embedded default); default SQL.
+ * updated. `itemCount`: the workspace's item count (the IDF's N) when the caller has one, else counted.
+ * `read`: where people's items, items' entity mentions and the item count are read (the search's read
+ * model holds them in memory on the embedded default); default SQL.
  */
 export async function refreshExpertise(
   db: Queryable,
   workspaceId: string,
   actorIds?: string[],
-  options: { itemCount?: number; read?: Pick<SearchReadModel, 'itemMentions' | 'stats' | 'rolesOfActors'> } = {},
+  options: { itemCount?: number; read?: Pick<SearchReadModel, 'itemMentions' | 'stats' | 'rolesOfActors' | 'actorItemCounts'> } = {},
 ): Promise<number> {
   const actors = await loadExpertiseActors(db, workspaceId, actorIds);
   if (actors.length === 0) return 0;
@@ -125,7 +122,7 @@ export async function refreshExpertise(
   // entities made a pass over it the longest statements of an import's settling.
   const botIds = actors.filter((a) => a.flagged || isBot(a.names)).map((a) => a.id);
   const bots = new Set(botIds);
-  const botItems = options.read ? distinctItemsOf(await options.read.rolesOfActors(workspaceId, botIds)) : await countActorItems(db, botIds);
+  const botItems = await (options.read ? options.read.actorItemCounts(workspaceId, botIds) : countActorItems(db, workspaceId, botIds));
   const people = actors.filter((a) => !bots.has(a.id)).map((a) => a.id);
   // From the read model where given (in memory on the embedded default): a prolific author's roles were
   // one statement of tens of thousands of rows (0.3 s of the database's one connection at 100k items,
@@ -183,13 +180,6 @@ export async function refreshExpertise(
   }
   await saveActorExpertise(db, updates);
   return updates.length;
-}
-
-/** How many distinct items each actor has among these rows (actors with none left out). */
-function distinctItemsOf(rows: readonly { actorId: string; itemId: string }[]): Map<string, number> {
-  const items = new Map<string, Set<string>>();
-  for (const r of rows) (items.get(r.actorId) ?? items.set(r.actorId, new Set()).get(r.actorId)!).add(r.itemId);
-  return new Map([...items].map(([actor, ids]) => [actor, ids.size]));
 }
 
 /**

@@ -39,12 +39,12 @@ export async function loadActorRoles(db: Queryable, workspaceId: string, actorId
   return res.rows.map((r) => ({ actorId: r.actor_id, itemId: r.item_id, role: r.role }));
 }
 
-/** How many distinct items each of these actors has (actors with none left out). */
-export async function countActorItems(db: Queryable, actorIds: readonly string[]): Promise<Map<string, number>> {
+/** How many distinct items each of these actors has in the workspace (actors with none left out). */
+export async function countActorItems(db: Queryable, workspaceId: string, actorIds: readonly string[]): Promise<Map<string, number>> {
   if (actorIds.length === 0) return new Map();
   const res = await db.query<{ actor_id: string; n: number }>(
-    'SELECT actor_id, count(DISTINCT item_id)::int AS n FROM item_actors WHERE actor_id = ANY($1::text[]) GROUP BY actor_id',
-    [actorIds],
+    'SELECT actor_id, count(DISTINCT item_id)::int AS n FROM item_actors WHERE workspace_id = $1 AND actor_id = ANY($2::text[]) GROUP BY actor_id',
+    [workspaceId, actorIds],
   );
   return new Map(res.rows.map((r) => [r.actor_id, Number(r.n)]));
 }

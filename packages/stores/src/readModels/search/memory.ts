@@ -792,6 +792,25 @@ export function createMemoryReadModel(
       return out;
     },
 
+    async actorItemCounts(workspaceId, actorIds): Promise<Map<string, number>> {
+      if (!(await use())) return fallback.actorItemCounts(workspaceId, actorIds);
+      const ws = workspaces.get(workspaceId);
+      const out = new Map<string, number>();
+      if (!ws) return out;
+      for (const id of new Set(actorIds)) {
+        const a = ws.actorIndex.get(id);
+        if (a === undefined) continue;
+        // An item once per actor, whatever roles it holds there.
+        const items = new Set<number>();
+        for (const row of ws.rowsOf(ws.actors[a]!)) {
+          const doc = ordinalOf(row);
+          if (ws.isLive(doc)) items.add(doc);
+        }
+        if (items.size > 0) out.set(id, items.size);
+      }
+      return out;
+    },
+
     async actorRoles(workspaceId, itemIds): Promise<Map<string, ActorRole[]>> {
       if (!(await use())) return fallback.actorRoles(workspaceId, itemIds);
       const ws = workspaces.get(workspaceId);

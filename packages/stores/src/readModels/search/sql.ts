@@ -2,7 +2,7 @@ import type { Queryable } from '../../db.js';
 import { itemFilterSql, narrowsItems } from './filterSql.js';
 import { itemEntities } from '../enrichment.js';
 import { listItemMentions } from '../../repositories/clusters.js';
-import { loadActorRoles } from '../../repositories/expertise.js';
+import { countActorItems, loadActorRoles } from '../../repositories/expertise.js';
 import { actorRolesOf, itemsOfActors } from './people.js';
 import { packFields } from './postingLists.js';
 import { ENTITIES_PER_ITEM, type CandidateRow, type CollectionStats, type EntityMatchesRead, type ItemFilter, type PoolRow, type PostingList, type PostingsRead, type SearchReadModel } from './types.js';
@@ -186,6 +186,7 @@ export function createSqlReadModel(db: Queryable): SearchReadModel {
 
     itemsOfActors: (filter, actorIds, limit) => itemsOfActors(db, filter, actorIds, limit),
     rolesOfActors: (workspaceId, actorIds) => loadActorRoles(db, workspaceId, actorIds),
+    actorItemCounts: (workspaceId, actorIds) => countActorItems(db, workspaceId, actorIds),
     actorRoles: (_workspaceId, itemIds) => actorRolesOf(db, itemIds),
     itemMentions: (_workspaceId, itemIds, categories) => listItemMentions(db, itemIds, categories),
 

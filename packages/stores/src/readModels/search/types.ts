@@ -122,6 +122,11 @@ export interface SearchReadModel {
    * reads of its people (a prolific author's whole history, tens of thousands of rows at 100k items).
    */
   rolesOfActors(workspaceId: string, actorIds: readonly string[]): Promise<ActorItemRole[]>;
+  /**
+   * How many distinct live items each of these actors has (actors with none left out): what an expertise
+   * pass needs of a bot, whose rows (often the workspace's most) it does not read.
+   */
+  actorItemCounts(workspaceId: string, actorIds: readonly string[]): Promise<Map<string, number>>;
   /** The (actor, role) rows of each of these items that has any, in no set order. */
   actorRoles(workspaceId: string, itemIds: readonly string[]): Promise<Map<string, Omit<ActorItemRow, 'id'>[]>>;
   /**
