@@ -40,7 +40,7 @@ export const OFF_THREAD_MIN_ROWS = 1_024;
  */
 export class CentroidRows {
   private data: Float32Array;
-  /** Counts writes to `data`: products a scan took before a write are not used after it. */
+  /** Counts changes to the rows (a row written, added or removed): products a scan took before one are not used after it. */
   private writes = 0;
   private norms: Float64Array;
   /** Each row's `c·m₀` against `base`, the mean it was last taken against (null until the first scan). */
@@ -85,7 +85,6 @@ export class CentroidRows {
     if (row !== last) {
       const lastId = this.ids[last]!;
       this.data.copyWithin(row * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
-      this.writes++;
       this.norms[row] = this.norms[last]!;
       this.towardBase[row] = this.towardBase[last]!;
       this.ids[row] = lastId;
@@ -93,6 +92,7 @@ export class CentroidRows {
     }
     this.ids.pop();
     this.rowOf.delete(id);
+    this.writes++;
   }
 
   /**
@@ -106,7 +106,7 @@ export class CentroidRows {
       const writes = this.writes;
       const rows = new Float32Array(this.data.buffer, 0, count * this.dimensions);
       const first = await topInnerProductsOffThread(rows, centred, this.dimensions, Math.min(count, FIRST_WANT));
-      if (writes === this.writes && count === this.ids.length) return this.nearestFrom(centred, mean, towardMean, exclude, first);
+      if (writes === this.writes) return this.nearestFrom(centred, mean, towardMean, exclude, first);
     }
     return this.nearestFrom(centred, mean, towardMean, exclude, null);
   }
