@@ -14,6 +14,7 @@ import {
   type Db,
   type ItemFilter,
   type ItemRow,
+  type Queryable,
   type SearchReadModel,
 } from '../src/index.js';
 import { databaseBackends, openTestDatabase, randomSuffix, testWorkspace } from '../src/testing/index.js';
@@ -212,14 +213,15 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     const ws = await testWorkspace(db, 'readmodel-follow');
     const p = `follow${randomSuffix()}`;
     let catchUps = 0;
+    // A catch-up reads the tombstones since its position (through a transaction on a Postgres server).
+    const counting = (q: Queryable) => (sql: string, params?: unknown[]) => {
+      if (/FROM item_tombstones WHERE \(?change_seq > \$1/.test(sql)) catchUps++;
+      return q.query(sql, params);
+    };
     const counted = new Proxy(db, {
       get(target, key) {
-        if (key === 'query') {
-          return (sql: string, params?: unknown[]) => {
-            if (sql.includes('WHERE change_seq > $1')) catchUps++;
-            return target.query(sql, params);
-          };
-        }
+        if (key === 'query') return counting(target);
+        if (key === 'transaction') return <T,>(fn: (tx: Queryable) => Promise<T>) => target.transaction((tx) => fn({ query: counting(tx) as Queryable['query'] }));
         const value = Reflect.get(target, key) as unknown;
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
@@ -269,6 +271,56 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     // Once it has committed, the next read has every earlier write again.
     expect(await count()).toBe(2);
     await memory.close();
+  });
+
+  it('follows writes from other processes, a change committed after a later-numbered one included', async () => {
+    if (db.kind !== 'postgres') return;
+    // The reader has its own connections, as an api process beside separate workers: it learns of writes
+    // from the feed alone (this process's write counter never moves).
+    const reader = await openTestDatabase(url);
+    const ws = await testWorkspace(db, 'readmodel-processes');
+    // Writers of one workspace wait for each other on its term counters: the later-numbered write is another workspace's.
+    const other = await testWorkspace(db, 'readmodel-processes-other');
+    const p = `proc${randomSuffix()}`;
+    /** Writes a document in a transaction held open until `commit` is called. */
+    const held = async (n: number, title: string) => {
+      let commit!: () => void;
+      const gate = new Promise<void>((resolve) => (commit = resolve));
+      let written!: () => void;
+      const wrote = new Promise<void>((resolve) => (written = resolve));
+      const slow = { transaction: <T,>(fn: (tx: Queryable) => Promise<T>) => db.transaction(async (tx) => { const r = await fn(tx); written(); await gate; return r; }) } as unknown as Db;
+      const done = write(slow, ws, { n, title, body: 'across processes' }, p);
+      await wrote;
+      return { commit: async () => { commit(); await done; } };
+    };
+    const items = async (model: SearchReadModel, workspaceId = ws) => {
+      const read = await model.postings({ workspaceId }, ['processes']);
+      const list = read.lists[0];
+      return list ? [...Array(list.count).keys()].filter((i) => read.admits(list.docs[i]!)).map((i) => read.itemId(list.docs[i]!)).sort() : [];
+    };
+    try {
+      // In progress while the model loads: found once it commits.
+      const early = await held(1, 'in progress during the load');
+      const memory = createMemoryReadModel(reader, createSqlReadModel(reader), { followMs: 0 });
+      expect(await memory.loaded()).toBe(true);
+      expect(await items(memory)).toEqual([]);
+      await early.commit();
+      expect(await items(memory)).toEqual([`${p}-1`]);
+
+      // Numbered first, committed last: the reader has passed its number by then.
+      const slow = await held(2, 'numbered first committed last');
+      await write(db, other, { n: 3, title: 'numbered second committed first', body: 'across processes' }, p);
+      expect(await items(memory, other)).toEqual([`${p}-3`]);
+      expect(await items(memory)).toEqual([`${p}-1`]);
+      await slow.commit();
+      expect(await items(memory)).toEqual([`${p}-1`, `${p}-2`]);
+
+      await db.query('DELETE FROM items WHERE id = $1', [`${p}-2`]);
+      expect(await items(memory)).toEqual([`${p}-1`]);
+      await memory.close();
+    } finally {
+      await reader.close();
+    }
   });
 
   it('re-reads an item re-indexed many times without growing what a search reads', async () => {

@@ -12,6 +12,7 @@ import { m010EmbeddedPostings } from './m010_embedded_postings.js';
 import { m011AreaTermLists } from './m011_area_term_lists.js';
 import { m012EmbeddingCacheBytes } from './m012_embedding_cache_bytes.js';
 import { m013CentroidBytes } from './m013_centroid_bytes.js';
+import { m014ChangeXids } from './m014_change_xids.js';
 
 export interface Migration {
   id: string;
@@ -33,6 +34,7 @@ export const migrations: Migration[] = [
   { id: '011_area_term_lists', sql: m011AreaTermLists },
   { id: '012_embedding_cache_bytes', sql: m012EmbeddingCacheBytes },
   { id: '013_centroid_bytes', sql: m013CentroidBytes },
+  { id: '014_change_xids', sql: m014ChangeXids },
 ];
 
 /**

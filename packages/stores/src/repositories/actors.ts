@@ -59,7 +59,7 @@ export async function mergeActors(tx: Queryable, survivorId: string, mergedIds: 
   );
   // The items whose people change take a new number in the items' change feed, which an in-memory read
   // model follows (their rows in `item_actors` move to the survivor without the items themselves changing).
-  await tx.query("UPDATE items SET change_seq = nextval('item_change_seq') WHERE id IN (SELECT item_id FROM item_actors WHERE actor_id = ANY($1::text[]))", [merged]);
+  await tx.query("UPDATE items SET change_seq = nextval('item_change_seq'), change_xid = pg_current_xact_id() WHERE id IN (SELECT item_id FROM item_actors WHERE actor_id = ANY($1::text[]))", [merged]);
   await tx.query('UPDATE actors SET is_bot = is_bot OR EXISTS (SELECT 1 FROM actors m WHERE m.id = ANY($2::text[]) AND m.is_bot) WHERE id = $1', [survivorId, merged]);
   await tx.query('DELETE FROM actors WHERE id = ANY($1::text[])', [merged]);
 }

@@ -1,4 +1,5 @@
-import type { Db } from '../../db.js';
+import { changedParams, changedSince, createFollower, FEED_START, feedProbe, feedStart, inSnapshot, type FeedPosition } from '../../changeFeed.js';
+import type { Db, Queryable } from '../../db.js';
 import { readCommitted } from '../../pglite/thread.js';
 import { itemPredicate } from './filterSql.js';
 import { actorRolesOf } from './people.js';
@@ -402,26 +403,31 @@ interface Mention {
 }
 
 /**
- * The search's reads from an index held in memory, for the embedded default where this process is the
- * database's only writer. Loaded in pages at start (reads wait for the load; should it fail, every read goes
- * to `fallback`, the SQL read model), then kept in step through the items' change feed (`change_seq`
- * stamped by a trigger on every write, tombstones for deletes): `refresh` applies what was committed
- * since the last one, and runs before a read whenever the database has been written since. Postings are
- * columnar typed arrays per term, so a query's postings are read without copying.
+ * The search's reads from an index held in memory. Loaded in pages at start (reads wait for the load;
+ * should it fail, every read goes to `fallback`, the SQL read model), then kept in step through the
+ * items' change feed (`change_seq` and `change_xid` stamped by a trigger on every write, tombstones for
+ * deletes): a catch-up applies what was committed since the last one, before a read whenever the feed
+ * has moved, and in the background. On the embedded default this process is the database's only writer,
+ * so its own write counter says when the feed moved; on a Postgres server (an api process beside
+ * separate workers) a one-statement probe does, and catch-ups read the feed in one snapshot
+ * (`changeFeed.ts`). Postings are columnar typed arrays per term, so a query's postings are read
+ * without copying.
  */
 export function createMemoryReadModel(
   db: Db,
   fallback: SearchReadModel,
   options: { onLoaded?: (info: { items: number; ms: number }) => void; onError?: (err: unknown) => void; maxStalenessMs?: number; followMs?: number } = {},
 ): SearchReadModel & { loaded(): Promise<boolean> } {
-  const maxStalenessMs = options.maxStalenessMs;
   const followMs = options.followMs ?? DEFAULT_FOLLOW_MS;
   const workspaces = new Map<string, WorkspaceIndex>();
-  let lastSeq = 0;
+  const server = db.kind === 'postgres';
+  let position: FeedPosition = FEED_START;
+  /** This process's writes to the feed's tables when the last catch-up began (the embedded default). */
   let seenWrites = -1;
+  /** The feed sequence's value when the last catch-up began (a Postgres server). */
+  let seenHead = '';
+  const probe = feedProbe(db, 'item_change_seq');
   let ready = false;
-  let inFlight: Promise<void> | null = null;
-  let inFlightSince = 0;
   let closed = false;
 
   const workspace = (id: string): WorkspaceIndex => {
@@ -439,28 +445,32 @@ export function createMemoryReadModel(
    * their entities' names, which are looked up here and read only for entities this model has not seen
    * (joining every mention to `entities` made PGlite hash the workspace's whole entity table per page).
    */
-  async function applyPage(rows: readonly ItemRowRead[]): Promise<void> {
+  async function applyPage(q: Queryable, rows: readonly ItemRowRead[]): Promise<void> {
     if (rows.length === 0) return;
     const ids = rows.map((r) => r.id);
-    const [mentionRows, links, rolesOf] = await Promise.all([
-      db.query<MentionsRowRead>(
-        'SELECT item_id, array_agg(entity_id)::text AS entity_ids, array_agg(confidence)::text AS confidences FROM entity_mentions WHERE item_id = ANY($1::text[]) GROUP BY item_id',
-        [ids],
-      ),
-      db.query<{ source_id: string; target_id: string }>(
-        "SELECT source_id, target_id FROM edges WHERE type = 'commit_pr' AND (source_id = ANY($1::text[]) OR target_id = ANY($1::text[]))",
-        [ids],
-      ),
-      actorRolesOf(db, ids),
-    ]);
-    const mentionsOf = await namedMentions(rows, mentionRows.rows);
+    const reads = [
+      () =>
+        q.query<MentionsRowRead>(
+          'SELECT item_id, array_agg(entity_id)::text AS entity_ids, array_agg(confidence)::text AS confidences FROM entity_mentions WHERE item_id = ANY($1::text[]) GROUP BY item_id',
+          [ids],
+        ),
+      () =>
+        q.query<{ source_id: string; target_id: string }>(
+          "SELECT source_id, target_id FROM edges WHERE type = 'commit_pr' AND (source_id = ANY($1::text[]) OR target_id = ANY($1::text[]))",
+          [ids],
+        ),
+      () => actorRolesOf(q, ids),
+    ] as const;
+    // Together through the database handle; one after another on a transaction's single connection.
+    const [mentionRows, links, rolesOf] =
+      q === db ? await Promise.all([reads[0](), reads[1](), reads[2]()]) : [await reads[0](), await reads[1](), await reads[2]()];
+    const mentionsOf = await namedMentions(q, rows, mentionRows.rows);
     for (const [i, row] of rows.entries()) {
       // About a millisecond an item (a hundred postings): the event loop answers between slices.
       if (i > 0 && i % APPLY_ITEMS_BETWEEN_YIELDS === 0) await new Promise((resolve) => setImmediate(resolve));
       const ws = workspace(row.workspace_id);
       ws.add(row, row.terms === null ? [] : parseTsvector(row.terms), mentionsOf.get(row.id) ?? [], rolesOf.get(row.id) ?? []);
       ws.unlinkChanges(row.id);
-      lastSeq = Math.max(lastSeq, Number(row.change_seq));
     }
     const workspaceOf = new Map(rows.map((r) => [r.id, r.workspace_id]));
     for (const l of links.rows) {
@@ -471,7 +481,7 @@ export function createMemoryReadModel(
   }
 
   /** Each item's mentions with their entities' keys and categories: from this model where it knows the entity, else read. */
-  async function namedMentions(rows: readonly ItemRowRead[], mentionRows: readonly MentionsRowRead[]): Promise<Map<string, Mention[]>> {
+  async function namedMentions(q: Queryable, rows: readonly ItemRowRead[], mentionRows: readonly MentionsRowRead[]): Promise<Map<string, Mention[]>> {
     const workspaceOf = new Map(rows.map((r) => [r.id, r.workspace_id]));
     const parsed = mentionRows.map((r) => ({ itemId: r.item_id, entityIds: pgNumberArray(r.entity_ids), confidences: pgNumberArray(r.confidences) }));
     const unknown = new Set<string>();
@@ -481,7 +491,7 @@ export function createMemoryReadModel(
     }
     const named = new Map<string, { key: string; category: string }>();
     if (unknown.size > 0) {
-      const res = await db.query<{ id: string | number; key: string; category: string }>('SELECT id, key, category FROM entities WHERE id = ANY($1::bigint[])', [[...unknown]]);
+      const res = await q.query<{ id: string | number; key: string; category: string }>('SELECT id, key, category FROM entities WHERE id = ANY($1::bigint[])', [[...unknown]]);
       for (const r of res.rows) named.set(String(r.id), { key: r.key, category: r.category });
     }
     const out = new Map<string, Mention[]>();
@@ -503,15 +513,14 @@ export function createMemoryReadModel(
 
   async function load(): Promise<void> {
     const started = performance.now();
-    // Everything stamped after this is caught up by the first refresh (re-applying an item is idempotent).
-    const seq = await db.query<{ seq: string | null }>('SELECT greatest((SELECT max(change_seq) FROM items), (SELECT max(change_seq) FROM item_tombstones)) AS seq');
-    const startSeq = Number(seq.rows[0]?.seq ?? 0);
+    // Everything committed after this is caught up by the first refresh (re-applying an item is idempotent).
+    const start = await feedStart(db, CHANGE_FEED.map((t) => `SELECT max(change_seq) FROM ${t}`));
     let after = '';
     let items = 0;
     for (;;) {
       const page = await db.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE id > $1 ORDER BY id LIMIT ${PAGE}`, [after]);
       if (page.rows.length === 0) break;
-      await applyPage(page.rows);
+      await applyPage(db, page.rows);
       items += page.rows.length;
       after = page.rows[page.rows.length - 1]!.id;
       await new Promise((resolve) => setImmediate(resolve));
@@ -524,34 +533,48 @@ export function createMemoryReadModel(
         if (i % 256 === 255) await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    lastSeq = startSeq;
+    position = start;
     ready = true;
     options.onLoaded?.({ items, ms: Math.round(performance.now() - started) });
   }
 
-  async function catchUp(): Promise<void> {
+  type Tombstone = { change_seq: string; workspace_id: string; item_id: string };
+  /**
+   * Retires the deleted items among `gone`, except one re-inserted after its tombstone (`reinserted`: an
+   * item's number as read now), and returns the highest number among them.
+   */
+  function applyTombstones(gone: readonly Tombstone[], reinserted: ReadonlyMap<string, number>, upTo = Infinity): number {
+    let highest = 0;
+    const emptied = new Set<WorkspaceIndex>();
+    for (const t of gone) {
+      const seq = Number(t.change_seq);
+      if (seq > upTo) break;
+      const ws = workspaces.get(t.workspace_id);
+      if (ws && !((reinserted.get(t.item_id) ?? -1) > seq)) {
+        ws.retire(t.item_id);
+        ws.unlinkChanges(t.item_id);
+        emptied.add(ws);
+      }
+      highest = Math.max(highest, seq);
+    }
+    for (const ws of emptied) ws.compactRetired();
+    return highest;
+  }
+
+  /** The embedded default: this process's committed writes, in pages by number. */
+  async function catchUpOwnWrites(): Promise<void> {
     for (;;) {
       const writes = db.writeCount(CHANGE_FEED);
+      const after = position.after;
       const [changed, gone] = await Promise.all([
-        db.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE change_seq > $1 ORDER BY change_seq LIMIT ${CATCH_UP_PAGE}`, [lastSeq]),
-        db.query<{ change_seq: string; workspace_id: string; item_id: string }>('SELECT change_seq, workspace_id, item_id FROM item_tombstones WHERE change_seq > $1 ORDER BY change_seq', [lastSeq]),
+        db.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE change_seq > $1 ORDER BY change_seq LIMIT ${CATCH_UP_PAGE}`, [after]),
+        db.query<Tombstone>('SELECT change_seq, workspace_id, item_id FROM item_tombstones WHERE change_seq > $1 ORDER BY change_seq', [after]),
       ]);
       // A tombstone older than a re-insert of the same item must not remove the new version: apply in sequence order.
       const upTo = changed.rows.length === CATCH_UP_PAGE ? Number(changed.rows[changed.rows.length - 1]!.change_seq) : Infinity;
-      const reinserted = new Map(changed.rows.map((r) => [r.id, Number(r.change_seq)]));
-      const emptied = new Set<WorkspaceIndex>();
-      for (const t of gone.rows) {
-        if (Number(t.change_seq) > upTo) break;
-        const ws = workspaces.get(t.workspace_id);
-        if (ws && !((reinserted.get(t.item_id) ?? -1) > Number(t.change_seq))) {
-          ws.retire(t.item_id);
-          ws.unlinkChanges(t.item_id);
-          emptied.add(ws);
-        }
-        lastSeq = Math.max(lastSeq, Number(t.change_seq));
-      }
-      for (const ws of emptied) ws.compactRetired();
-      await applyPage(changed.rows);
+      const removed = applyTombstones(gone.rows, new Map(changed.rows.map((r) => [r.id, Number(r.change_seq)])), upTo);
+      await applyPage(db, changed.rows);
+      position = { ...FEED_START, after: Math.max(after, removed, ...changed.rows.map((r) => Number(r.change_seq))) };
       if (changed.rows.length < CATCH_UP_PAGE) {
         seenWrites = writes;
         return;
@@ -559,44 +582,54 @@ export function createMemoryReadModel(
     }
   }
 
+  /**
+   * A Postgres server: what every writer committed since the position, in one snapshot (the changed
+   * items' numbers first, then their rows by id, a page at a time).
+   */
+  async function catchUpServer(): Promise<void> {
+    const head = await probe.head();
+    position = await inSnapshot(db, async (tx, unfinished) => {
+      const params = changedParams(position);
+      const changed = await tx.query<{ id: string; change_seq: string }>(`SELECT id, change_seq FROM items WHERE ${changedSince()}`, params);
+      const gone = await tx.query<Tombstone>(`SELECT change_seq, workspace_id, item_id FROM item_tombstones WHERE ${changedSince()} ORDER BY change_seq`, params);
+      const current = new Map(changed.rows.map((r) => [r.id, Number(r.change_seq)]));
+      let highest = Math.max(position.after, applyTombstones(gone.rows, current));
+      const ids = [...current.keys()];
+      for (let i = 0; i < ids.length; i += CATCH_UP_PAGE) {
+        const page = await tx.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE id = ANY($1::text[])`, [ids.slice(i, i + CATCH_UP_PAGE)]);
+        await applyPage(tx, page.rows);
+      }
+      for (const seq of current.values()) highest = Math.max(highest, seq);
+      return { after: highest, ...unfinished };
+    });
+    seenHead = head;
+  }
+
   const loading = load().catch((err: unknown) => {
     options.onError?.(err);
   });
 
-  // Writes are followed in the background as well as before reads: an import nobody searched during left
-  // its whole change feed to the first searches after it, and while that one catch-up ran (over a minute
-  // after a 100k import) every read waited `maxStalenessMs` and answered from the index before the import.
-  const follower =
-    followMs > 0
-      ? setInterval(() => {
-          if (ready && !closed && !inFlight && db.writeCount(CHANGE_FEED) !== seenWrites) void refresh().catch((err: unknown) => options.onError?.(err));
-        }, followMs)
-      : null;
-  follower?.unref();
-
-  /** Applies every write committed before the call (a catch-up already running may have started before it). */
-  async function refresh(): Promise<void> {
-    for (let round = 0; round < 3 && ready && !closed && db.writeCount(CHANGE_FEED) !== seenWrites; round++) {
-      if (!inFlight) {
-        inFlightSince = performance.now();
-        // Committed rows only: a row seen inside an import's open transaction could still roll back.
-        inFlight = readCommitted(catchUp).finally(() => {
-          inFlight = null;
-        });
-      }
-      await inFlight;
-    }
-  }
+  const follower = createFollower({
+    active: () => ready && !closed,
+    stale: server ? () => probe.changed(position, seenHead) : () => db.writeCount(CHANGE_FEED) !== seenWrites,
+    // Committed rows only: a row seen inside an import's open transaction could still roll back.
+    catchUp: server ? catchUpServer : () => readCommitted(catchUpOwnWrites),
+    followMs,
+    maxStalenessMs: options.maxStalenessMs,
+    // On the embedded database a catch-up waits for an open transaction's commit (it reads committed rows only).
+    writerBusy: server ? undefined : () => db.transactionOpen(),
+    onError: options.onError,
+  });
 
   /**
    * The model to read from now: this one once loaded, else SQL. A read waits for the catch-up with what
    * was committed before it, unless that means waiting for other writes: while an import writes faster
    * than catch-ups apply (one has been running for over `maxStalenessMs`), or while a transaction is open
-   * (a catch-up reads committed rows only, so it waits for that commit: an import's batch of 128 items
-   * holds one open for 0.3-0.9 s under load, and every search that arrived as a catch-up began waited for
-   * all of it, up to 2.4 s at 100k items). Then it waits at most about `maxStalenessMs` and answers from
-   * the index as of the last page applied, as a search engine's refresh interval would. With no
-   * transaction open and no catch-up behind, a read after a write always sees it.
+   * on the embedded database (a catch-up reads committed rows only, so it waits for that commit: an
+   * import's batch of 128 items holds one open for 0.3-0.9 s under load, and every search that arrived as
+   * a catch-up began waited for all of it, up to 2.4 s at 100k items). Then it waits at most about
+   * `maxStalenessMs` and answers from the index as of the last page applied, as a search engine's refresh
+   * interval would. With no transaction open and no catch-up behind, a read after a write always sees it.
    */
   const use = async (): Promise<boolean> => {
     if (!ready) {
@@ -605,11 +638,7 @@ export function createMemoryReadModel(
       await loading;
       if (!ready) return false;
     }
-    if (maxStalenessMs === undefined) await refresh();
-    else {
-      const behind = inFlight !== null && performance.now() - inFlightSince >= maxStalenessMs;
-      await waitUnless(refresh(), maxStalenessMs, behind ? () => true : () => db.transactionOpen());
-    }
+    await follower.fresh();
     return true;
   };
 
@@ -619,7 +648,7 @@ export function createMemoryReadModel(
       await loading;
       return ready;
     },
-    refresh,
+    refresh: () => follower.refresh(),
 
     async stats(workspaceId): Promise<CollectionStats> {
       if (!(await use())) return fallback.stats(workspaceId);
@@ -832,9 +861,8 @@ export function createMemoryReadModel(
 
     async close() {
       closed = true;
-      if (follower) clearInterval(follower);
       await loading;
-      await inFlight;
+      await follower.close();
       workspaces.clear();
     },
   };
@@ -845,15 +873,6 @@ function smallest(ids: ReadonlySet<string>): string {
   let best: string | undefined;
   for (const id of ids) if (best === undefined || id < best) best = id;
   return best!;
-}
-
-/** `work`, or nothing once `giveUp` holds at one of the checks made every `everyMs` while it runs. */
-async function waitUnless(work: Promise<void>, everyMs: number, giveUp: () => boolean): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const given = new Promise<void>((resolve) => {
-    timer = setInterval(() => giveUp() && resolve(), everyMs);
-  });
-  await Promise.race([work, given]).finally(() => clearInterval(timer));
 }
 
 /** Whether a document of `ws` counts for a read under `filter`: the current version of its item, and passing the filter. */
