@@ -1,5 +1,5 @@
 import type { Db } from '../db.js';
-import { createPgVectorStore } from './pgvector.js';
+import { createPgVectorStore, type PgVectorOptions } from './pgvector.js';
 import { createQdrantVectorStore } from './qdrant.js';
 import type { VectorStore } from './types.js';
 
@@ -15,9 +15,9 @@ export { CopyBinaryRows, float4Bytes, float4Hex, fromFloat4Hex } from './binary.
  */
 export async function openVectorStore(
   url: string,
-  deps: { sharedDb: Db; sharedUrl: string; openDatabase: (url: string) => Promise<Db>; qdrantApiKey?: string },
+  deps: { sharedDb: Db; sharedUrl: string; openDatabase: (url: string) => Promise<Db>; qdrantApiKey?: string; pgvector?: PgVectorOptions },
 ): Promise<VectorStore> {
   if (url.startsWith('qdrant://') || url.startsWith('qdrants://')) return createQdrantVectorStore(url, { apiKey: deps.qdrantApiKey });
-  if (url === deps.sharedUrl) return createPgVectorStore(deps.sharedDb);
-  return createPgVectorStore(await deps.openDatabase(url), { ownsDb: true });
+  if (url === deps.sharedUrl) return createPgVectorStore(deps.sharedDb, deps.pgvector);
+  return createPgVectorStore(await deps.openDatabase(url), { ...deps.pgvector, ownsDb: true });
 }

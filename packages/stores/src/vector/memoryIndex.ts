@@ -421,6 +421,24 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
       }
       return out;
     },
+    /**
+     * Makes these items' chunks in the workspace exactly `rows` (read from the table: an item without
+     * rows is gone), in one step a search cannot fall between: how a follower of another process's
+     * writes applies them.
+     */
+    replaceItems(workspaceId: string, itemIds: readonly string[], rows: readonly StoredChunk[]): void {
+      for (const itemId of itemIds) for (const id of [...(chunksOf.get(itemKey(workspaceId, itemId)) ?? [])]) remove(id);
+      const touched = new Set<WorkspaceMatrix>();
+      for (const r of rows) {
+        const matrix = put(
+          { id: r.id, itemId: r.item_id, workspaceId: r.workspace_id, source: r.source, type: r.type, occurredAt: new Date(r.occurred_at).getTime(), actorNames: r.actor_names },
+          JSON.parse(r.embedding) as number[],
+        );
+        if (matrix) touched.add(matrix);
+      }
+      flushGraphs();
+      for (const matrix of touched) matrix.ensureGraph();
+    },
     deleteItems(workspaceId: string, itemIds: readonly string[]): void {
       for (const itemId of itemIds) for (const id of [...(chunksOf.get(itemKey(workspaceId, itemId)) ?? [])]) remove(id);
       flushGraphs();

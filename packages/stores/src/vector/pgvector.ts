@@ -1,3 +1,4 @@
+import { changedParams, changedSince, createFollower, FEED_START, feedProbe, feedStart, inSnapshot, type FeedPosition, type Follower } from '../changeFeed.js';
 import type { Db, Queryable } from '../db.js';
 import { createMemoryIndex, type MemoryIndex, type StoredChunk } from './memoryIndex.js';
 import { CopyBinaryRows } from './binary.js';
@@ -11,6 +12,42 @@ const slug = (spec: CollectionSpec): string =>
   `vectors_${spec.model.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '').slice(0, 40)}_${spec.dimensions}`;
 
 const literal = (v: number[]): string => `[${v.join(',')}]`;
+
+/**
+ * On a Postgres server every vector table is a change feed (`changeFeed.ts`): a trigger stamps each
+ * written chunk with a number and its transaction, a delete leaves a tombstone, so a store in another
+ * process (an api beside the workers that write) keeps its in-memory mirror in step.
+ */
+const FEED = `CREATE SEQUENCE IF NOT EXISTS vector_change_seq;
+CREATE TABLE IF NOT EXISTS vector_tombstones (
+  change_seq bigint PRIMARY KEY DEFAULT nextval('vector_change_seq'), collection text NOT NULL, workspace_id text NOT NULL,
+  item_id text NOT NULL, change_xid xid8 NOT NULL DEFAULT pg_current_xact_id());
+CREATE INDEX IF NOT EXISTS vector_tombstones_change_xid ON vector_tombstones (change_xid);
+CREATE OR REPLACE FUNCTION vector_change_stamp() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  NEW.change_seq := nextval('vector_change_seq'); NEW.change_xid := pg_current_xact_id(); RETURN NEW; END $$;
+CREATE OR REPLACE FUNCTION vector_change_tombstone() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  INSERT INTO vector_tombstones (collection, workspace_id, item_id) VALUES (TG_TABLE_NAME, OLD.workspace_id, OLD.item_id); RETURN OLD; END $$`;
+/** Makes table `t` a change feed, unless it is one already (each statement locks the table, which writers are using). */
+async function ensureFeed(tx: Queryable, t: string): Promise<void> {
+  const has = await tx.query<{ n: string }>(
+    "SELECT (SELECT count(*) FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'change_xid') + (SELECT count(*) FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname IN ('change_stamp', 'change_tombstone')) AS n",
+    [t],
+  );
+  if (Number(has.rows[0]?.n) === 3) return;
+  for (const statement of feedOf(t)) await tx.query(statement);
+}
+const feedOf = (t: string): string[] => [
+  `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS change_seq bigint, ADD COLUMN IF NOT EXISTS change_xid xid8`,
+  `CREATE INDEX IF NOT EXISTS ${t}_cseq ON ${t} (change_seq)`,
+  `CREATE INDEX IF NOT EXISTS ${t}_cxid ON ${t} (change_xid)`,
+  `DROP TRIGGER IF EXISTS change_stamp ON ${t}`,
+  `CREATE TRIGGER change_stamp BEFORE INSERT OR UPDATE ON ${t} FOR EACH ROW EXECUTE FUNCTION vector_change_stamp()`,
+  `DROP TRIGGER IF EXISTS change_tombstone ON ${t}`,
+  `CREATE TRIGGER change_tombstone AFTER DELETE ON ${t} FOR EACH ROW EXECUTE FUNCTION vector_change_tombstone()`,
+];
+/** Items whose chunks a follower reads per statement. */
+const FOLLOW_PAGE = 500;
+const CHUNK_COLUMNS = 'id, item_id, workspace_id, source, type, occurred_at, actor_names, embedding::text AS embedding';
 /** This connection's staging table for `upsert` by COPY (temporary: one per session, emptied at commit). */
 const STAGE = 'engram_vector_stage';
 const STAGE_COLUMNS = ['id', 'item_id', 'workspace_id', 'source', 'type', 'occurred_at', 'actor_names', 'embedding'] as const;
@@ -24,12 +61,17 @@ export interface PgVectorOptions {
   ownsDb?: boolean;
   /**
    * Search an exact in-memory mirror of the table (`memoryIndex.ts`) instead of SQL. Defaults to on for
-   * PGlite, whose single owner is this store's process, so every write goes through this store; never on
-   * a Postgres server, where other processes write.
+   * PGlite, whose single owner is this store's process, so every write goes through this store. On a
+   * Postgres server, where other processes write, the mirror follows the table's change feed (off
+   * unless asked for: a process that searches asks, one that only writes should not hold the vectors).
    */
   memoryIndex?: boolean;
   /** Chunks above which the memory index gives way to SQL over an HNSW index (`MEMORY_INDEX_MAX_CHUNKS`). */
   memoryMaxChunks?: number;
+  /** Following another process's writes: how long a search waits for a catch-up under way (`createFollower`). */
+  maxStalenessMs?: number;
+  /** Following another process's writes: how often to look for them in the background (ms). */
+  followMs?: number;
 }
 
 export interface PgVectorStore extends VectorStore {
@@ -52,9 +94,11 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
   }
   // Under the schema lock: two processes starting on a fresh database would otherwise both create the
   // extension, and one would fail on pg_extension's unique index despite IF NOT EXISTS.
+  const server = db.kind === 'postgres';
   await db.withSchemaLock(async (locked) => {
     await locked.exec('CREATE EXTENSION IF NOT EXISTS vector');
     await locked.exec(REGISTRY);
+    if (server) await locked.exec(FEED);
   });
   let table: string | null = null;
   const requireTable = (): string => {
@@ -63,6 +107,12 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
   };
   const useMemory = options.memoryIndex ?? db.kind === 'pglite';
   const memoryMax = options.memoryMaxChunks ?? MEMORY_INDEX_MAX_CHUNKS;
+  /** On a Postgres server the mirror follows the table's change feed; on PGlite this store makes every write. */
+  const follows = useMemory && server;
+  let follower: Follower | null = null;
+  let followed: FeedPosition = FEED_START;
+  let seenHead = '';
+  const probe = feedProbe(db, 'vector_change_seq');
   const createHnsw = (q: Queryable, t: string) => q.query(`CREATE INDEX IF NOT EXISTS ${t}_hnsw ON ${t} USING hnsw (embedding vector_cosine_ops)`);
   /** The active table's mirror: loading or loaded; null when the table is too big (SQL search). */
   let memory: Promise<MemoryIndex | null> | null = null;
@@ -77,6 +127,7 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
         return null;
       }
       const index = createMemoryIndex();
+      const start = follows ? await feedStart(db, [`SELECT max(change_seq) FROM ${t}`, `SELECT max(change_seq) FROM vector_tombstones WHERE collection = '${t}'`]) : null;
       // In pages, yielding between them: one statement over every chunk held the database (and the
       // event loop, on PGlite) for seconds at 100k chunks. A write during the load is applied after it.
       for (let after = ''; ; ) {
@@ -91,6 +142,7 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
       }
       await index.warm();
       if (table === t) ready = index;
+      if (start && table === t) startFollowing(t, index, start);
       return index;
     })().catch(() => {
       if (table === t) memory = null;
@@ -98,21 +150,68 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
     });
     return memory;
   };
+  /** Past the cap: build the HNSW index (a Postgres server has it), then give the memory back and search with SQL from now on. */
+  const outgrown = async (index: MemoryIndex): Promise<void> => {
+    if (index.size <= memoryMax || ready !== index || table === null) return;
+    const t = table;
+    if (!server) await db.withSchemaLock((locked) => createHnsw(locked, t));
+    if (ready === index) {
+      ready = null;
+      memory = Promise.resolve(null);
+      void follower?.close();
+      follower = null;
+    }
+  };
   /** Applies a committed write to the mirror once it is loaded (a load in flight sees the write or gets it here). */
   const mirror = async (apply: (index: MemoryIndex) => void): Promise<void> => {
+    // A follower gets this process's writes from the feed, as every other process's.
+    if (follows) return;
     const index = await memory;
     if (!index) return;
     apply(index);
-    // Grown past the cap since it loaded: build the HNSW index, then give the memory back and search
-    // with SQL from now on (searches use the mirror until the index is there).
-    if (index.size > memoryMax && ready === index && table !== null) {
-      const t = table;
-      await db.withSchemaLock((locked) => createHnsw(locked, t));
-      if (ready === index) {
-        ready = null;
-        memory = Promise.resolve(null);
+    await outgrown(index);
+  };
+
+  /** What every process committed to the table since the last catch-up, read in one snapshot and applied an item at a time. */
+  const catchUp = async (t: string, index: MemoryIndex): Promise<void> => {
+    const head = await probe.head();
+    followed = await inSnapshot(db, async (tx, unfinished) => {
+      const params = changedParams(followed);
+      const changed = await tx.query<{ change_seq: string; workspace_id: string; item_id: string }>(`SELECT change_seq, workspace_id, item_id FROM ${t} WHERE ${changedSince()}`, params);
+      const gone = await tx.query<{ change_seq: string; workspace_id: string; item_id: string }>(
+        `SELECT change_seq, workspace_id, item_id FROM vector_tombstones WHERE collection = $4 AND ${changedSince()}`,
+        [...params, t],
+      );
+      let highest = followed.after;
+      const touched = new Map<string, Set<string>>();
+      for (const r of [...changed.rows, ...gone.rows]) {
+        highest = Math.max(highest, Number(r.change_seq));
+        (touched.get(r.workspace_id) ?? touched.set(r.workspace_id, new Set()).get(r.workspace_id)!).add(r.item_id);
       }
-    }
+      for (const [workspaceId, items] of touched) {
+        const ids = [...items];
+        for (let i = 0; i < ids.length; i += FOLLOW_PAGE) {
+          const page = ids.slice(i, i + FOLLOW_PAGE);
+          const rows = await tx.query<StoredChunk>(`SELECT ${CHUNK_COLUMNS} FROM ${t} WHERE workspace_id = $1 AND item_id = ANY($2::text[])`, [workspaceId, page]);
+          index.replaceItems(workspaceId, page, rows.rows);
+        }
+      }
+      return { after: highest, ...unfinished };
+    });
+    seenHead = head;
+    await outgrown(index);
+  };
+  const startFollowing = (t: string, index: MemoryIndex, from: FeedPosition): void => {
+    followed = from;
+    seenHead = '';
+    void follower?.close();
+    follower = createFollower({
+      active: () => ready === index && table === t,
+      stale: () => probe.changed(followed, seenHead),
+      catchUp: () => catchUp(t, index),
+      followMs: options.followMs ?? 1_000,
+      maxStalenessMs: options.maxStalenessMs,
+    });
   };
 
   let staged = false;
@@ -155,7 +254,9 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
         await tx.query(`CREATE TABLE IF NOT EXISTS ${name} (
           id text PRIMARY KEY, item_id text NOT NULL, workspace_id text NOT NULL, source text NOT NULL, type text NOT NULL,
           occurred_at timestamptz NOT NULL, actor_names text[] NOT NULL DEFAULT '{}', embedding vector(${spec.dimensions}) NOT NULL)`);
-        if (!useMemory) await createHnsw(tx, name);
+        if (server) await ensureFeed(tx, name);
+        // A Postgres server always has the HNSW index: other processes may search with SQL.
+        if (!useMemory || server) await createHnsw(tx, name);
         else if (Number((await tx.query<{ n: string }>(`SELECT count(*) AS n FROM ${name}`)).rows[0]?.n ?? 0) <= memoryMax) {
           await tx.query(`DROP INDEX IF EXISTS ${name}_hnsw`);
         }
@@ -171,6 +272,8 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
       if (table !== name) {
         memory = null;
         ready = null;
+        void follower?.close();
+        follower = null;
       }
       table = name;
       // Load the mirror now, in the background, so the first search does not wait for it.
@@ -212,7 +315,11 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
     },
     async search(vector, filter, k) {
       const t = requireTable();
-      if (ready) return ready.search(vector, filter, k);
+      if (ready) {
+        await follower?.fresh();
+        // A catch-up may have found the table past the cap (then SQL, below).
+        if (ready) return ready.search(vector, filter, k);
+      }
       // In memory mode there is no HNSW index under the cap: wait for the mirror rather than scan.
       const loaded = useMemory ? await loadMemory(t) : null;
       if (loaded) return loaded.search(vector, filter, k);
@@ -259,6 +366,7 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
       );
     },
     async close() {
+      await follower?.close();
       if (options.ownsDb) await db.close();
     },
   };
