@@ -7,16 +7,29 @@ function fixture(kind: 'pglite' | 'postgres' = 'pglite') {
   const writes = new Map<string, number>();
   let rows = 'v0';
   let loads = 0;
-  const db = { kind, writeCount: (tables: string[]) => tables.reduce((n, t) => n + (writes.get(t) ?? 0), 0) } as unknown as Db;
+  /** Rows another process has written to `t`, as the server's statistics count them. */
+  let counted = 0;
+  const db = {
+    kind,
+    writeCount: (tables: string[]) => tables.reduce((n, t) => n + (writes.get(t) ?? 0), 0),
+    query: async (sql: string) => {
+      if (!sql.includes('pg_stat_user_tables')) throw new Error(`unexpected query ${sql}`);
+      return { rows: [{ relname: 't', n: counted }], rowCount: 1 };
+    },
+  } as unknown as Db;
   const write = (value: string, table = 't') => {
     if (table === 't') rows = value;
     writes.set(table, (writes.get(table) ?? 0) + 1);
+  };
+  const writeElsewhere = (value: string) => {
+    rows = value;
+    counted++;
   };
   const load = async (_workspaceId?: string) => {
     loads++;
     return rows;
   };
-  return { db, write, load, loads: () => loads };
+  return { db, write, writeElsewhere, load, loads: () => loads };
 }
 const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
 
@@ -29,13 +42,21 @@ describe('snapshotAtRest', () => {
     vi.useRealTimers();
   });
 
-  it('reads per query on a Postgres server, where other processes write', async () => {
+  it("on a Postgres server, sees another process's writes through the server's statistics", async () => {
     const f = fixture('postgres');
-    const snap = snapshotAtRest(f.db, f.load, { tables: ['t'] });
+    const snap = snapshotAtRest(f.db, f.load, { maxStaleMs: 0, tables: ['t'] });
     expect(snap.get('ws')).toBeNull();
     await settle();
+    expect(await snap.get('ws')).toBe('v0');
+    expect(f.loads()).toBe(1);
+    // Another process writes: this one's counter does not move, the statistics do (read every 250 ms).
+    f.writeElsewhere('v1');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Exact (bound 0): the snapshot is not served once the write shows; the path reads per query meanwhile.
     expect(snap.get('ws')).toBeNull();
-    expect(f.loads()).toBe(0);
+    await settle();
+    expect(await snap.get('ws')).toBe('v1');
+    expect(f.loads()).toBe(2);
   });
 
   it('loads in the background, then serves the snapshot until a write', async () => {

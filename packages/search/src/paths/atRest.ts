@@ -1,13 +1,13 @@
-import { clusterMembership, readCommitted, runInBackground, type Db } from '@engram/stores';
+import { clusterMembership, readCommitted, runInBackground, tableChanges, type Db } from '@engram/stores';
 
 /** How stale a snapshot may be served while writes go on, by default (`SEARCH_CONTEXT_STALENESS_MS`). */
 export const DEFAULT_SNAPSHOT_STALENESS_MS = 1_000;
 
 /**
  * A per-workspace snapshot of what a path would otherwise read per query (cluster members, cluster and
- * person cards, the actor directory), on the embedded default only (this process is the only writer, so
- * `Db.writeCount` sees every write), following writes to the `tables` it is read from. On a Postgres server, where other processes write, `get` always
- * answers null and the path reads per query.
+ * person cards, the actor directory), following writes to the `tables` it is read from (`tableChanges`:
+ * on the embedded default this process's writes, exact; on a Postgres server, where other processes
+ * write, also the server's statistics, which show another process's write within about a second).
  *
  * Near-real-time, as a search engine's refresh interval is: a snapshot no write has followed is served
  * as is; one that writes have followed is still served while it is at most `maxStaleMs` stale (it was last
@@ -55,7 +55,8 @@ const PACED_RELOAD_SPAN = 2 + RELOAD_PACE;
  */
 function followedSnapshot<T>(db: Db, load: (workspaceId: string) => Promise<T>, options: { maxStaleMs?: number | undefined; tables: readonly string[] }) {
   const { maxStaleMs = DEFAULT_SNAPSHOT_STALENESS_MS, tables } = options;
-  const writeCount = (): number => db.writeCount(tables);
+  const changes = tableChanges(db);
+  const writeCount = (): number => changes(tables);
   /**
    * `freshAt`: when the snapshot was last known to hold every write (its load's start, then each `get` that
    * finds no write since), so what it serves misses at most `now - freshAt` of writes. Measured from its
@@ -106,7 +107,6 @@ function followedSnapshot<T>(db: Db, load: (workspaceId: string) => Promise<T>, 
 
   return {
     get(workspaceId: string, wait: boolean): Promise<T> | null {
-      if (db.kind !== 'pglite') return null;
       const hit = loaded.get(workspaceId);
       const now = performance.now();
       if (hit && hit.writes === writeCount()) {
