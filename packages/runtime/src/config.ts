@@ -58,7 +58,13 @@ export const EnvSchema = z
     PGLITE_LOG_SLOW_MS: z.coerce.number().min(0).default(0),
     /** Linux: the nice value of background threads (re-cluster plan, area model) from 0 (as the process) to 19. */
     ENGRAM_BACKGROUND_NICE: z.coerce.number().int().min(0).max(19).default(10),
-    /** Embedded default: while an import writes faster than the search index catches up, a search waits at most this long for it; 0 = always wait. */
+    /**
+     * Where searches read from: `memory` (an index held in this process, following the database's change
+     * feed) or `sql` (the database's own indexes, on every search). Default: memory, except in a worker
+     * process, which does not search.
+     */
+    SEARCH_INDEX: z.enum(['memory', 'sql']).optional(),
+    /** While writes come faster than the search index catches up, a search waits at most this long for it; 0 = always wait. */
     SEARCH_MAX_STALENESS_MS: z.coerce.number().int().min(0).default(25),
     /** Embedded default: how many ms of writes a search's context snapshots (clusters, people) may miss while writes go on; 0 = none. */
     SEARCH_CONTEXT_STALENESS_MS: z.coerce.number().int().min(0).default(1000),
@@ -133,6 +139,8 @@ export interface Config {
   queueLockMs: number;
   pendingSweepMs: number;
   role: 'all' | 'api' | 'worker';
+  /** `SEARCH_INDEX`: where searches read from. */
+  searchIndex: 'memory' | 'sql';
   embedding:
     | { provider: 'offline'; threads: number | undefined }
     | { provider: 'openai'; baseURL: string | undefined; apiKey: string; model: string; dimensions: number | undefined };
@@ -194,6 +202,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     queueLockMs: e.QUEUE_LOCK_MS,
     pendingSweepMs: e.PENDING_SWEEP_MS,
     role: e.ENGRAM_ROLE ?? (e.REDIS_URL ? 'api' : 'all'),
+    searchIndex: e.SEARCH_INDEX ?? (e.ENGRAM_ROLE === 'worker' ? 'sql' : 'memory'),
     embedding:
       e.EMBEDDING_PROVIDER === 'openai'
         ? { provider: 'openai', baseURL: e.EMBEDDING_BASE_URL, apiKey: e.EMBEDDING_API_KEY!, model: e.EMBEDDING_MODEL, dimensions: e.EMBEDDING_DIMENSIONS }

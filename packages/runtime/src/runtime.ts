@@ -62,7 +62,13 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
   const db = await openDatabase(config.databaseUrl, { pgliteThread: config.pgliteThread, logSlowMs: config.pgliteLogSlowMs });
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
-  const vectors = await openVectorStore(config.vectorUrl, { sharedDb: db, sharedUrl: config.databaseUrl, openDatabase, qdrantApiKey: config.qdrantApiKey });
+  const vectors = await openVectorStore(config.vectorUrl, {
+    sharedDb: db,
+    sharedUrl: config.databaseUrl,
+    openDatabase,
+    qdrantApiKey: config.qdrantApiKey,
+    pgvector: { memoryIndex: config.searchIndex === 'memory', ...(config.searchMaxStalenessMs ? { maxStalenessMs: config.searchMaxStalenessMs } : {}) },
+  });
   const baseEmbedder =
     overrides.embedder ??
     (config.embedding.provider === 'openai'
@@ -105,7 +111,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
     rankers: createRankers(config),
     admin,
     modelChanged: collection.modelChanged,
-    searchRead: () => (searchRead ??= openSearchReadModel(db, config.searchMaxStalenessMs ? { maxStalenessMs: config.searchMaxStalenessMs } : {})),
+    searchRead: () => (searchRead ??= openSearchReadModel(db, { memory: config.searchIndex === 'memory', ...(config.searchMaxStalenessMs ? { maxStalenessMs: config.searchMaxStalenessMs } : {}) })),
     async ready() {
       if (draining) return false;
       const ok = await pingDatabase(db);

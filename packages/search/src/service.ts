@@ -40,7 +40,8 @@ export function createSearchService(deps: SearchDeps) {
   const lexical = deps.lexical ?? DEFAULT_LEXICAL;
   const now = deps.now ?? (() => new Date());
   const rerankDepth = deps.rerankDepth ?? RERANK_DEPTH;
-  const gate = new SearchGate(deps.concurrency ?? (deps.db.kind === 'pglite' ? DEFAULT_EMBEDDED_CONCURRENCY : 0));
+  // A first stage read from memory spends its time on this event loop, as the embedded default's does.
+  const gate = new SearchGate(deps.concurrency ?? (deps.db.kind === 'pglite' || read.kind === 'memory' ? DEFAULT_EMBEDDED_CONCURRENCY : 0));
 
   /** A search, once the gate admits it; `latency.total` counts the wait, `latency.queue` shows it. */
   function search(workspaceId: string, request: SearchRequest, options: SearchOptions = {}): Promise<SearchOutcome> {

@@ -34,7 +34,7 @@ export interface SearchDeps {
   fusion?: FusionWeights;
   lexical?: LexicalParams;
   now?: () => Date;
-  /** Searches in progress at once, the rest waiting in order (0: no limit); default DEFAULT_EMBEDDED_CONCURRENCY on PGlite, 0 on a Postgres server. */
+  /** Searches in progress at once, the rest waiting in order (0: no limit); default DEFAULT_EMBEDDED_CONCURRENCY on PGlite or with the read model in memory, 0 when it reads SQL on a Postgres server. */
   concurrency?: number;
 }
 
