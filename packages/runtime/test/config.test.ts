@@ -25,6 +25,15 @@ describe('configuration', () => {
     for (const bad of ['20', '-1', '2.5', 'low']) expect(() => loadConfig({ ENGRAM_BACKGROUND_NICE: bad })).toThrow(/ENGRAM_BACKGROUND_NICE/);
   });
 
+  it('searches from memory in every process that searches, and from SQL in a worker unless told otherwise', () => {
+    const server = { DATABASE_URL: 'postgres://db/engram', ENGRAM_SECRET_KEY: 'x'.repeat(32), REDIS_URL: 'redis://r:6379' };
+    expect(loadConfig({}).searchIndex).toBe('memory');
+    expect(loadConfig(server).searchIndex).toBe('memory');
+    expect(loadConfig({ ...server, ENGRAM_ROLE: 'worker' }).searchIndex).toBe('sql');
+    expect(loadConfig({ ...server, SEARCH_INDEX: 'sql' }).searchIndex).toBe('sql');
+    expect(() => loadConfig({ ...server, SEARCH_INDEX: 'disk' })).toThrow(/SEARCH_INDEX/);
+  });
+
   it('requires a shared secret key when the database is a server', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/engram' })).toThrow(/ENGRAM_SECRET_KEY/);
     expect(loadConfig({ DATABASE_URL: 'postgres://db/engram', ENGRAM_SECRET_KEY: 'x'.repeat(32), REDIS_URL: 'redis://r:6379', VECTOR_URL: 'qdrant://q:6333' }).role).toBe('api');

@@ -8,10 +8,9 @@ import type { Db, Queryable } from './db.js';
  * reader passed it. So a position is the highest number seen plus the transactions that had not finished
  * when it was read (the snapshot's `xip`, and every id from its `xmax` on, which it does not list): the
  * next read asks for rows numbered above it or written by one of those (`changedSince`), and so sees each
- * committed write once it is visible, whatever the commit order.
- * Every read of a position runs in one REPEATABLE READ snapshot (`inSnapshot`), so the numbers it sees
- * and the transactions it lists as in progress agree. On the embedded database one process is the only
- * writer and reads committed rows only, so its positions never list a transaction.
+ * committed write once it is visible, whatever the commit order. A read of the feed and the snapshot it
+ * is measured against are one statement (`changesSince`), so they agree. On the embedded database one
+ * process is the only writer and reads committed rows only, so its positions never list a transaction.
  */
 export interface FeedPosition {
   /** Every row numbered up to this that was committed when the position was read has been applied. */
@@ -25,84 +24,49 @@ export interface FeedPosition {
 /** Where a reader stands before it has read anything (on the embedded default, the only kind of position there is). */
 export const FEED_START: FeedPosition = { after: 0, pending: [], horizon: '0' };
 
-/** The WHERE clause over a stamped table for rows changed since a position (`$1`-`$3`: `changedParams`). */
+/** The WHERE clause over a stamped table for rows changed since a position (`$1`-`$3`, as `changesSince` binds them). */
 export const changedSince = (alias = ''): string => `(${alias}change_seq > $1 OR ${alias}change_xid = ANY($2::xid8[]) OR ${alias}change_xid >= $3::xid8)`;
-export const changedParams = (p: FeedPosition): [number, readonly string[], string] => [p.after, p.pending, p.horizon];
 
 /** What a snapshot says of unfinished transactions: those it lists, and every id from its `xmax` on. */
-export interface Unfinished {
-  pending: readonly string[];
-  horizon: string;
-}
+const unfinishedIn = (snapshot: string): Omit<FeedPosition, 'after'> => {
+  const [, xmax, xip] = snapshot.split(':');
+  return { pending: xip ? xip.split(',') : [], horizon: xmax! };
+};
 
-/** Runs `fn` in a read-only REPEATABLE READ transaction, with the transactions its snapshot sees as unfinished. */
-export async function inSnapshot<T>(db: Db, fn: (tx: Queryable, unfinished: Unfinished) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-    const snap = await tx.query<{ snap: string }>('SELECT pg_current_snapshot()::text AS snap');
-    const [, xmax, xip] = snap.rows[0]!.snap.split(':');
-    return fn(tx, { pending: xip ? xip.split(',') : [], horizon: xmax! });
-  });
+/**
+ * Reads, in one statement, the rows each of `reads` (SELECTs over stamped tables, filtered with
+ * `changedSince()`; `$4` on is `params`) finds since `position`, and the position that follows: the highest
+ * number among them (at least `position.after`) and what the statement's snapshot saw unfinished. An
+ * empty answer costs one round trip and a few index probes, so a reader asks before each read.
+ */
+export async function changesSince<K extends string>(
+  db: Queryable,
+  position: FeedPosition,
+  reads: Record<K, string>,
+  params: readonly unknown[] = [],
+): Promise<{ next: FeedPosition; rows: Record<K, (Record<string, unknown> & { change_seq: number })[]> }> {
+  const keys = Object.keys(reads) as K[];
+  const columns = keys.map((k) => `(SELECT coalesce(json_agg(r), '[]'::json) FROM (${reads[k]}) r) AS "${k}"`);
+  const res = await db.query<Record<string, unknown>>(`SELECT pg_current_snapshot()::text AS snap, ${columns.join(', ')}`, [position.after, position.pending, position.horizon, ...params]);
+  const row = res.rows[0]!;
+  let after = position.after;
+  const rows = {} as Record<K, (Record<string, unknown> & { change_seq: number })[]>;
+  for (const k of keys) {
+    rows[k] = row[k] as (Record<string, unknown> & { change_seq: number })[];
+    for (const r of rows[k]) after = Math.max(after, Number(r.change_seq));
+  }
+  return { next: { after, ...unfinishedIn(String(row.snap)) }, rows };
 }
 
 /**
  * Where a reader that loads everything visible now starts following from: the highest number the
- * `highest` queries (each a `SELECT max(change_seq) ...`) find, and what is unfinished. A change the
- * load does not see was made by a transaction unfinished then, which the position names.
+ * `highest` queries (each a `SELECT max(change_seq) ...`) find, and what is unfinished, in one statement.
+ * A change the load does not see was made by a transaction unfinished then, which the position names.
  */
-export async function feedStart(db: Db, highest: readonly string[]): Promise<FeedPosition> {
-  return inSnapshot(db, async (tx, unfinished) => {
-    const max = highest.map((q) => `(${q})`).join(', ');
-    const res = await tx.query<{ seq: string | null }>(`SELECT greatest(${max}) AS seq`);
-    return { after: Number(res.rows[0]?.seq ?? 0), ...unfinished };
-  });
-}
-
-/** The snapshot's parts, as `pg_current_snapshot()::text` gives them (`xmin:xmax:xip,...`). */
-interface Snapshot {
-  xmin: bigint;
-  xmax: bigint;
-  xip: ReadonlySet<string>;
-}
-const parseSnapshot = (text: string): Snapshot => {
-  const [xmin, xmax, xip] = text.split(':');
-  return { xmin: BigInt(xmin!), xmax: BigInt(xmax!), xip: new Set(xip ? xip.split(',') : []) };
-};
-/** Whether transaction `xid` has ended (committed or rolled back) as of `s`. */
-const ended = (xid: string, s: Snapshot): boolean => {
-  const x = BigInt(xid);
-  return x < s.xmin || (x < s.xmax && !s.xip.has(xid));
-};
-
-/**
- * Whether a feed has changed since a position was read, from one cheap statement: the sequence has
- * moved (a write took a number since), or a transaction the position counts as unfinished has ended. Reads
- * that ask in the same turn of the event loop share one probe (a search's reads ask together): the
- * statement runs after all of them asked, so it sees every write committed before any of them.
- */
-export function feedProbe(db: Db, sequence: string): { changed(position: FeedPosition, seenHead: string): Promise<boolean>; head(): Promise<string> } {
-  let shared: Promise<{ head: string; snapshot: Snapshot }> | null = null;
-  const probe = () => {
-    if (shared) return shared;
-    const result = db
-      .query<{ head: string; snap: string }>(`SELECT (SELECT last_value FROM ${sequence})::text AS head, pg_current_snapshot()::text AS snap`)
-      .then((r) => ({ head: r.rows[0]!.head, snapshot: parseSnapshot(r.rows[0]!.snap) }));
-    shared = result;
-    setImmediate(() => {
-      shared = null;
-    });
-    return result;
-  };
-  return {
-    async changed(position, seenHead) {
-      const { head, snapshot } = await probe();
-      return head !== seenHead || snapshot.xmax > BigInt(position.horizon) || position.pending.some((xid) => ended(xid, snapshot));
-    },
-    async head() {
-      const r = await db.query<{ head: string }>(`SELECT last_value::text AS head FROM ${sequence}`);
-      return r.rows[0]!.head;
-    },
-  };
+export async function feedStart(db: Queryable, highest: readonly string[]): Promise<FeedPosition> {
+  const max = highest.map((q) => `(${q})`).join(', ');
+  const res = await db.query<{ seq: string | null; snap: string }>(`SELECT greatest(${max}) AS seq, pg_current_snapshot()::text AS snap`);
+  return { after: Number(res.rows[0]?.seq ?? 0), ...unfinishedIn(res.rows[0]!.snap) };
 }
 
 export interface Follower {
@@ -119,7 +83,8 @@ export interface Follower {
 
 /**
  * Runs a reader's catch-ups one at a time: before reads (`fresh`) and every `followMs` in the background,
- * whenever `stale` says there is something to apply.
+ * whenever `stale` says there may be something to apply (on a Postgres server it always may: there the
+ * catch-up's one statement is the check).
  */
 export function createFollower(options: {
   stale: () => boolean | Promise<boolean>;
@@ -134,13 +99,20 @@ export function createFollower(options: {
   let inFlight: Promise<void> | null = null;
   let inFlightSince = 0;
   let closed = false;
+  /** Catch-ups begun, and the number of the last one to end (they run one at a time). */
+  let begun = 0;
+  let ended = 0;
 
   async function refresh(): Promise<void> {
-    for (let round = 0; round < 3 && options.active() && !closed && (await options.stale()); round++) {
+    // A catch-up begun after this call read everything committed before it: once one has ended, done.
+    const arrived = begun;
+    for (let round = 0; round < 3 && ended <= arrived && options.active() && !closed && (await options.stale()); round++) {
       if (!inFlight) {
         inFlightSince = performance.now();
+        const n = ++begun;
         inFlight = options.catchUp().finally(() => {
           inFlight = null;
+          ended = n;
         });
       }
       await inFlight;

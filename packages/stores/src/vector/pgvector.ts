@@ -1,4 +1,4 @@
-import { changedParams, changedSince, createFollower, FEED_START, feedProbe, feedStart, inSnapshot, type FeedPosition, type Follower } from '../changeFeed.js';
+import { changedSince, changesSince, createFollower, FEED_START, feedStart, type FeedPosition, type Follower } from '../changeFeed.js';
 import type { Db, Queryable } from '../db.js';
 import { createMemoryIndex, type MemoryIndex, type StoredChunk } from './memoryIndex.js';
 import { CopyBinaryRows } from './binary.js';
@@ -111,8 +111,6 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
   const follows = useMemory && server;
   let follower: Follower | null = null;
   let followed: FeedPosition = FEED_START;
-  let seenHead = '';
-  const probe = feedProbe(db, 'vector_change_seq');
   const createHnsw = (q: Queryable, t: string) => q.query(`CREATE INDEX IF NOT EXISTS ${t}_hnsw ON ${t} USING hnsw (embedding vector_cosine_ops)`);
   /** The active table's mirror: loading or loaded; null when the table is too big (SQL search). */
   let memory: Promise<MemoryIndex | null> | null = null;
@@ -172,42 +170,41 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
     await outgrown(index);
   };
 
-  /** What every process committed to the table since the last catch-up, read in one snapshot and applied an item at a time. */
+  /**
+   * What every process committed to the table since the last catch-up: the changed items in one
+   * statement, then each one's chunks as they are now, which replace the item's in the mirror (none: gone).
+   */
   const catchUp = async (t: string, index: MemoryIndex): Promise<void> => {
-    const head = await probe.head();
-    followed = await inSnapshot(db, async (tx, unfinished) => {
-      const params = changedParams(followed);
-      const changed = await tx.query<{ change_seq: string; workspace_id: string; item_id: string }>(`SELECT change_seq, workspace_id, item_id FROM ${t} WHERE ${changedSince()}`, params);
-      const gone = await tx.query<{ change_seq: string; workspace_id: string; item_id: string }>(
-        `SELECT change_seq, workspace_id, item_id FROM vector_tombstones WHERE collection = $4 AND ${changedSince()}`,
-        [...params, t],
-      );
-      let highest = followed.after;
-      const touched = new Map<string, Set<string>>();
-      for (const r of [...changed.rows, ...gone.rows]) {
-        highest = Math.max(highest, Number(r.change_seq));
-        (touched.get(r.workspace_id) ?? touched.set(r.workspace_id, new Set()).get(r.workspace_id)!).add(r.item_id);
+    const { next, rows } = await changesSince(
+      db,
+      followed,
+      {
+        changed: `SELECT change_seq, workspace_id, item_id FROM ${t} WHERE ${changedSince()}`,
+        gone: `SELECT change_seq, workspace_id, item_id FROM vector_tombstones WHERE collection = $4 AND ${changedSince()}`,
+      },
+      [t],
+    );
+    const touched = new Map<string, Set<string>>();
+    for (const r of [...rows.changed, ...rows.gone] as unknown as { workspace_id: string; item_id: string }[]) {
+      (touched.get(r.workspace_id) ?? touched.set(r.workspace_id, new Set()).get(r.workspace_id)!).add(r.item_id);
+    }
+    for (const [workspaceId, items] of touched) {
+      const ids = [...items];
+      for (let i = 0; i < ids.length; i += FOLLOW_PAGE) {
+        const page = ids.slice(i, i + FOLLOW_PAGE);
+        const chunks = await db.query<StoredChunk>(`SELECT ${CHUNK_COLUMNS} FROM ${t} WHERE workspace_id = $1 AND item_id = ANY($2::text[])`, [workspaceId, page]);
+        index.replaceItems(workspaceId, page, chunks.rows);
       }
-      for (const [workspaceId, items] of touched) {
-        const ids = [...items];
-        for (let i = 0; i < ids.length; i += FOLLOW_PAGE) {
-          const page = ids.slice(i, i + FOLLOW_PAGE);
-          const rows = await tx.query<StoredChunk>(`SELECT ${CHUNK_COLUMNS} FROM ${t} WHERE workspace_id = $1 AND item_id = ANY($2::text[])`, [workspaceId, page]);
-          index.replaceItems(workspaceId, page, rows.rows);
-        }
-      }
-      return { after: highest, ...unfinished };
-    });
-    seenHead = head;
+    }
+    followed = next;
     await outgrown(index);
   };
   const startFollowing = (t: string, index: MemoryIndex, from: FeedPosition): void => {
     followed = from;
-    seenHead = '';
     void follower?.close();
     follower = createFollower({
       active: () => ready === index && table === t,
-      stale: () => probe.changed(followed, seenHead),
+      stale: () => true,
       catchUp: () => catchUp(t, index),
       followMs: options.followMs ?? 1_000,
       maxStalenessMs: options.maxStalenessMs,

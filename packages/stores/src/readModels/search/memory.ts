@@ -1,4 +1,4 @@
-import { changedParams, changedSince, createFollower, FEED_START, feedProbe, feedStart, inSnapshot, type FeedPosition } from '../../changeFeed.js';
+import { changedSince, changesSince, createFollower, FEED_START, feedStart, type FeedPosition } from '../../changeFeed.js';
 import type { Db, Queryable } from '../../db.js';
 import { readCommitted } from '../../pglite/thread.js';
 import { itemPredicate } from './filterSql.js';
@@ -424,9 +424,6 @@ export function createMemoryReadModel(
   let position: FeedPosition = FEED_START;
   /** This process's writes to the feed's tables when the last catch-up began (the embedded default). */
   let seenWrites = -1;
-  /** The feed sequence's value when the last catch-up began (a Postgres server). */
-  let seenHead = '';
-  const probe = feedProbe(db, 'item_change_seq');
   let ready = false;
   let closed = false;
 
@@ -583,26 +580,24 @@ export function createMemoryReadModel(
   }
 
   /**
-   * A Postgres server: what every writer committed since the position, in one snapshot (the changed
-   * items' numbers first, then their rows by id, a page at a time).
+   * A Postgres server: what every writer committed since the position (the changed items' numbers and
+   * the tombstones in one statement, then the changed rows by id, a page at a time: a row read newer than
+   * its number is applied as it is now, and read again by the next catch-up, which is harmless).
    */
   async function catchUpServer(): Promise<void> {
-    const head = await probe.head();
-    position = await inSnapshot(db, async (tx, unfinished) => {
-      const params = changedParams(position);
-      const changed = await tx.query<{ id: string; change_seq: string }>(`SELECT id, change_seq FROM items WHERE ${changedSince()}`, params);
-      const gone = await tx.query<Tombstone>(`SELECT change_seq, workspace_id, item_id FROM item_tombstones WHERE ${changedSince()} ORDER BY change_seq`, params);
-      const current = new Map(changed.rows.map((r) => [r.id, Number(r.change_seq)]));
-      let highest = Math.max(position.after, applyTombstones(gone.rows, current));
-      const ids = [...current.keys()];
-      for (let i = 0; i < ids.length; i += CATCH_UP_PAGE) {
-        const page = await tx.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE id = ANY($1::text[])`, [ids.slice(i, i + CATCH_UP_PAGE)]);
-        await applyPage(tx, page.rows);
-      }
-      for (const seq of current.values()) highest = Math.max(highest, seq);
-      return { after: highest, ...unfinished };
+    const { next, rows } = await changesSince(db, position, {
+      changed: `SELECT id, change_seq FROM items WHERE ${changedSince()}`,
+      gone: `SELECT change_seq, workspace_id, item_id FROM item_tombstones WHERE ${changedSince()}`,
     });
-    seenHead = head;
+    const current = new Map(rows.changed.map((r) => [String(r.id), Number(r.change_seq)]));
+    const gone = (rows.gone as unknown as Tombstone[]).sort((a, b) => Number(a.change_seq) - Number(b.change_seq));
+    applyTombstones(gone, current);
+    const ids = [...current.keys()];
+    for (let i = 0; i < ids.length; i += CATCH_UP_PAGE) {
+      const page = await db.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE id = ANY($1::text[])`, [ids.slice(i, i + CATCH_UP_PAGE)]);
+      await applyPage(db, page.rows);
+    }
+    position = next;
   }
 
   const loading = load().catch((err: unknown) => {
@@ -611,7 +606,7 @@ export function createMemoryReadModel(
 
   const follower = createFollower({
     active: () => ready && !closed,
-    stale: server ? () => probe.changed(position, seenHead) : () => db.writeCount(CHANGE_FEED) !== seenWrites,
+    stale: server ? () => true : () => db.writeCount(CHANGE_FEED) !== seenWrites,
     // Committed rows only: a row seen inside an import's open transaction could still roll back.
     catchUp: server ? catchUpServer : () => readCommitted(catchUpOwnWrites),
     followMs,
