@@ -19,13 +19,27 @@ export interface FeedPosition {
   pending: readonly string[];
   /** The snapshot's `xmax`: no transaction from this id on had finished then. */
   horizon: string;
+  /** Where a catch-up that filled a page of rows written from `horizon` on stopped (`xid:seq`), to go on from there. */
+  cursor?: string;
 }
 
 /** Where a reader stands before it has read anything (on the embedded default, the only kind of position there is). */
 export const FEED_START: FeedPosition = { after: 0, pending: [], horizon: '0' };
 
-/** The WHERE clause over a stamped table for rows changed since a position (`$1`-`$3`, as `changesSince` binds them). */
-export const changedSince = (alias = ''): string => `(${alias}change_seq > $1 OR ${alias}change_xid = ANY($2::xid8[]) OR ${alias}change_xid >= $3::xid8)`;
+/** What a catch-up reads of one stamped table: its columns (`change_seq` among them) and rows, and a filter of its own. */
+export interface FeedRead {
+  from: string;
+  columns: string;
+  /** A condition of the read's own (`$6` on are `changesSince`'s `params`). */
+  where?: string;
+}
+
+/**
+ * Rows a branch of a catch-up reads per statement. Each branch is ordered by the column its index
+ * serves and limited, so the planner takes the index even on a table never analyzed (seen: a server
+ * with autovacuum off planned the three conditions OR-ed as a sequential scan of every item, per read).
+ */
+export const FEED_PAGE = 5_000;
 
 /** What a snapshot says of unfinished transactions: those it lists, and every id from its `xmax` on. */
 const unfinishedIn = (snapshot: string): Omit<FeedPosition, 'after'> => {
@@ -34,28 +48,83 @@ const unfinishedIn = (snapshot: string): Omit<FeedPosition, 'after'> => {
 };
 
 /**
- * Reads, in one statement, the rows each of `reads` (SELECTs over stamped tables, filtered with
- * `changedSince()`; `$4` on is `params`) finds since `position`, and the position that follows: the highest
- * number among them (at least `position.after`) and what the statement's snapshot saw unfinished. An
- * empty answer costs one round trip and a few index probes, so a reader asks before each read.
+ * A read's three branches: numbered after the position; or numbered up to it (the first branch reads the
+ * rest) and written by a transaction it lists, or by one from its horizon on (past the cursor, in
+ * (xid, number) order, where a page of them was read).
+ */
+const branches = (read: FeedRead, page: number): string => {
+  const and = read.where ? `${read.where} AND ` : '';
+  return [
+    `(SELECT ${read.columns}, change_xid::text AS feed_xid, 1 AS feed_branch FROM ${read.from} WHERE ${and}change_seq > $1 ORDER BY change_seq LIMIT ${page})`,
+    `(SELECT ${read.columns}, change_xid::text AS feed_xid, 2 AS feed_branch FROM ${read.from} WHERE ${and}change_xid = ANY($2::xid8[]) AND change_seq <= $1)`,
+    `(SELECT ${read.columns}, change_xid::text AS feed_xid, 3 AS feed_branch FROM ${read.from}
+      WHERE ${and}change_xid >= $3::xid8 AND change_seq <= $1 AND ($4::xid8 IS NULL OR (change_xid, change_seq) > ($4::xid8, $5::bigint))
+      ORDER BY change_xid, change_seq LIMIT ${page})`,
+  ].join(' UNION ALL ');
+};
+
+type FeedRow = Record<string, unknown> & { change_seq: number };
+
+/**
+ * Reads, in one statement, what each of `reads` finds changed since `position`, and the position that
+ * follows: the highest number among them and what the statement's snapshot saw unfinished. An empty
+ * answer costs one round trip and a few index probes, so a reader asks before each read. A row may come
+ * twice (by number and by transaction); applying it twice is harmless. When a branch fills its page the
+ * caller reads again from `next` (`more`): by number the position moves to the last row read, while the
+ * transactions it named are kept, so a row of theirs past the page is read next time.
  */
 export async function changesSince<K extends string>(
   db: Queryable,
   position: FeedPosition,
-  reads: Record<K, string>,
+  reads: Record<K, FeedRead>,
   params: readonly unknown[] = [],
-): Promise<{ next: FeedPosition; rows: Record<K, (Record<string, unknown> & { change_seq: number })[]> }> {
+  page = FEED_PAGE,
+): Promise<{ next: FeedPosition; more: boolean; rows: Record<K, FeedRow[]> }> {
   const keys = Object.keys(reads) as K[];
-  const columns = keys.map((k) => `(SELECT coalesce(json_agg(r), '[]'::json) FROM (${reads[k]}) r) AS "${k}"`);
-  const res = await db.query<Record<string, unknown>>(`SELECT pg_current_snapshot()::text AS snap, ${columns.join(', ')}`, [position.after, position.pending, position.horizon, ...params]);
+  const columns = keys.map((k) => `(SELECT coalesce(json_agg(r), '[]'::json) FROM (${branches(reads[k], page)}) r) AS "${k}"`);
+  const [cursorXid, cursorSeq] = position.cursor ? position.cursor.split(':') : [null, null];
+  const res = await db.query<Record<string, unknown>>(`SELECT pg_current_snapshot()::text AS snap, ${columns.join(', ')}`, [
+    position.after,
+    position.pending,
+    position.horizon,
+    cursorXid,
+    cursorSeq,
+    ...params,
+  ]);
   const row = res.rows[0]!;
-  let after = position.after;
-  const rows = {} as Record<K, (Record<string, unknown> & { change_seq: number })[]>;
+  const rows = {} as Record<K, FeedRow[]>;
+  let byNumberFull = false;
+  /** Where the horizon branch stopped, for a read whose page it filled (the lowest such point over the reads). */
+  let horizonStop: { xid: bigint; seq: number } | null = null;
+  /** The highest number read by number, per read; where that branch filled its page, the position stops there. */
+  let after = Infinity;
+  let highest = position.after;
   for (const k of keys) {
-    rows[k] = row[k] as (Record<string, unknown> & { change_seq: number })[];
-    for (const r of rows[k]) after = Math.max(after, Number(r.change_seq));
+    rows[k] = row[k] as (FeedRow & { feed_branch: number; feed_xid: string })[];
+    const counts = [0, 0, 0, 0];
+    let lastByNumber = position.after;
+    let lastByHorizon: { xid: bigint; seq: number } | null = null;
+    for (const r of rows[k] as (FeedRow & { feed_branch: number; feed_xid: string })[]) {
+      counts[r.feed_branch]!++;
+      highest = Math.max(highest, Number(r.change_seq));
+      if (r.feed_branch === 1) lastByNumber = Math.max(lastByNumber, Number(r.change_seq));
+      if (r.feed_branch === 3) lastByHorizon = { xid: BigInt(r.feed_xid), seq: Number(r.change_seq) };
+    }
+    if (counts[1] === page) {
+      byNumberFull = true;
+      after = Math.min(after, lastByNumber);
+    }
+    if (counts[3] === page && lastByHorizon && (!horizonStop || lastByHorizon.xid < horizonStop.xid || (lastByHorizon.xid === horizonStop.xid && lastByHorizon.seq < horizonStop.seq))) {
+      horizonStop = lastByHorizon;
+    }
   }
-  return { next: { after, ...unfinishedIn(String(row.snap)) }, rows };
+  const unfinished = unfinishedIn(String(row.snap));
+  // While the horizon branch has more, the position keeps the transactions the old one named (and the
+  // number it stood at, which bounds that branch), and goes on from where the branch stopped.
+  const next: FeedPosition = horizonStop
+    ? { after: position.after, pending: [...new Set([...position.pending, ...unfinished.pending])], horizon: position.horizon, cursor: `${horizonStop.xid}:${horizonStop.seq}` }
+    : { after: byNumberFull ? after : highest, ...unfinished };
+  return { next, more: byNumberFull || horizonStop !== null, rows };
 }
 
 /**

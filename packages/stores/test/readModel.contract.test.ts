@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applyLexiconChange,
+  changesSince,
+  feedStart,
   createMemoryReadModel,
   createSqlReadModel,
   fieldTf,
@@ -322,6 +324,40 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     } finally {
       await reader.close();
     }
+  });
+
+  it('reads a change feed a page at a time without losing a row, a transaction committed out of number order included', async () => {
+    if (db.kind !== 'postgres') return;
+    const ws = await testWorkspace(db, 'feed-pages');
+    const p = `page${randomSuffix()}`;
+    const start = await feedStart(db, ['SELECT max(change_seq) FROM items', 'SELECT max(change_seq) FROM item_tombstones']);
+    const ids: string[] = [];
+    for (let n = 0; n < 7; n++) ids.push(await write(db, ws, { n, title: `paged ${n}`, body: 'feed pages' }, p));
+    await db.query('DELETE FROM items WHERE id = $1', [ids[3]]);
+    const seen = new Set<string>();
+    const gone = new Set<string>();
+    let position = start;
+    let statements = 0;
+    for (let more = true; more; statements++) {
+      const changes = await changesSince(
+        db,
+        position,
+        { changed: { from: 'items', columns: 'id, change_seq', where: 'workspace_id = $6' }, gone: { from: 'item_tombstones', columns: 'change_seq, item_id', where: 'workspace_id = $6' } },
+        [ws],
+        2,
+      );
+      for (const r of changes.rows.changed) seen.add(String(r.id));
+      for (const r of changes.rows.gone) gone.add(String(r.item_id));
+      position = changes.next;
+      more = changes.more;
+    }
+    expect(statements).toBeGreaterThan(2);
+    expect([...seen].sort()).toEqual(ids.filter((_, i) => i !== 3).sort());
+    expect([...gone]).toEqual([ids[3]]);
+    // Nothing new: one statement, nothing read.
+    const idle = await changesSince(db, position, { changed: { from: 'items', columns: 'id, change_seq', where: 'workspace_id = $6' } }, [ws], 2);
+    expect(idle.rows.changed).toEqual([]);
+    expect(idle.more).toBe(false);
   });
 
   it('re-reads an item re-indexed many times without growing what a search reads', async () => {

@@ -1,4 +1,4 @@
-import { changedSince, changesSince, createFollower, FEED_START, feedStart, type FeedPosition, type Follower } from '../changeFeed.js';
+import { changesSince, createFollower, FEED_START, feedStart, type FeedPosition, type Follower } from '../changeFeed.js';
 import type { Db, Queryable } from '../db.js';
 import { createMemoryIndex, type MemoryIndex, type StoredChunk } from './memoryIndex.js';
 import { CopyBinaryRows } from './binary.js';
@@ -22,7 +22,7 @@ const FEED = `CREATE SEQUENCE IF NOT EXISTS vector_change_seq;
 CREATE TABLE IF NOT EXISTS vector_tombstones (
   change_seq bigint PRIMARY KEY DEFAULT nextval('vector_change_seq'), collection text NOT NULL, workspace_id text NOT NULL,
   item_id text NOT NULL, change_xid xid8 NOT NULL DEFAULT pg_current_xact_id());
-CREATE INDEX IF NOT EXISTS vector_tombstones_change_xid ON vector_tombstones (change_xid);
+CREATE INDEX IF NOT EXISTS vector_tombstones_change_xid ON vector_tombstones (change_xid, change_seq);
 CREATE OR REPLACE FUNCTION vector_change_stamp() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
   NEW.change_seq := nextval('vector_change_seq'); NEW.change_xid := pg_current_xact_id(); RETURN NEW; END $$;
 CREATE OR REPLACE FUNCTION vector_change_tombstone() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
@@ -39,7 +39,7 @@ async function ensureFeed(tx: Queryable, t: string): Promise<void> {
 const feedOf = (t: string): string[] => [
   `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS change_seq bigint, ADD COLUMN IF NOT EXISTS change_xid xid8`,
   `CREATE INDEX IF NOT EXISTS ${t}_cseq ON ${t} (change_seq)`,
-  `CREATE INDEX IF NOT EXISTS ${t}_cxid ON ${t} (change_xid)`,
+  `CREATE INDEX IF NOT EXISTS ${t}_cxid ON ${t} (change_xid, change_seq)`,
   `DROP TRIGGER IF EXISTS change_stamp ON ${t}`,
   `CREATE TRIGGER change_stamp BEFORE INSERT OR UPDATE ON ${t} FOR EACH ROW EXECUTE FUNCTION vector_change_stamp()`,
   `DROP TRIGGER IF EXISTS change_tombstone ON ${t}`,
@@ -175,29 +175,32 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
    * statement, then each one's chunks as they are now, which replace the item's in the mirror (none: gone).
    */
   const catchUp = async (t: string, index: MemoryIndex): Promise<void> => {
-    const { next, rows } = await changesSince(
-      db,
-      followed,
-      {
-        changed: `SELECT change_seq, workspace_id, item_id FROM ${t} WHERE ${changedSince()}`,
-        gone: `SELECT change_seq, workspace_id, item_id FROM vector_tombstones WHERE collection = $4 AND ${changedSince()}`,
-      },
-      [t],
-    );
-    const touched = new Map<string, Set<string>>();
-    for (const r of [...rows.changed, ...rows.gone] as unknown as { workspace_id: string; item_id: string }[]) {
-      (touched.get(r.workspace_id) ?? touched.set(r.workspace_id, new Set()).get(r.workspace_id)!).add(r.item_id);
-    }
-    for (const [workspaceId, items] of touched) {
-      const ids = [...items];
-      for (let i = 0; i < ids.length; i += FOLLOW_PAGE) {
-        const page = ids.slice(i, i + FOLLOW_PAGE);
-        const chunks = await db.query<StoredChunk>(`SELECT ${CHUNK_COLUMNS} FROM ${t} WHERE workspace_id = $1 AND item_id = ANY($2::text[])`, [workspaceId, page]);
-        index.replaceItems(workspaceId, page, chunks.rows);
+    for (let more = true; more && ready === index; ) {
+      const changes = await changesSince(
+        db,
+        followed,
+        {
+          changed: { from: t, columns: 'change_seq, workspace_id, item_id' },
+          gone: { from: 'vector_tombstones', columns: 'change_seq, workspace_id, item_id', where: 'collection = $6' },
+        },
+        [t],
+      );
+      const touched = new Map<string, Set<string>>();
+      for (const r of [...changes.rows.changed, ...changes.rows.gone] as unknown as { workspace_id: string; item_id: string }[]) {
+        (touched.get(r.workspace_id) ?? touched.set(r.workspace_id, new Set()).get(r.workspace_id)!).add(r.item_id);
       }
+      for (const [workspaceId, items] of touched) {
+        const ids = [...items];
+        for (let i = 0; i < ids.length; i += FOLLOW_PAGE) {
+          const page = ids.slice(i, i + FOLLOW_PAGE);
+          const chunks = await db.query<StoredChunk>(`SELECT ${CHUNK_COLUMNS} FROM ${t} WHERE workspace_id = $1 AND item_id = ANY($2::text[])`, [workspaceId, page]);
+          index.replaceItems(workspaceId, page, chunks.rows);
+        }
+      }
+      followed = changes.next;
+      more = changes.more;
+      await outgrown(index);
     }
-    followed = next;
-    await outgrown(index);
   };
   const startFollowing = (t: string, index: MemoryIndex, from: FeedPosition): void => {
     followed = from;

@@ -1,4 +1,4 @@
-import { changedSince, changesSince, createFollower, FEED_START, feedStart, type FeedPosition } from '../../changeFeed.js';
+import { changesSince, createFollower, FEED_START, feedStart, type FeedPosition } from '../../changeFeed.js';
 import type { Db, Queryable } from '../../db.js';
 import { readCommitted } from '../../pglite/thread.js';
 import { itemPredicate } from './filterSql.js';
@@ -585,19 +585,22 @@ export function createMemoryReadModel(
    * its number is applied as it is now, and read again by the next catch-up, which is harmless).
    */
   async function catchUpServer(): Promise<void> {
-    const { next, rows } = await changesSince(db, position, {
-      changed: `SELECT id, change_seq FROM items WHERE ${changedSince()}`,
-      gone: `SELECT change_seq, workspace_id, item_id FROM item_tombstones WHERE ${changedSince()}`,
-    });
-    const current = new Map(rows.changed.map((r) => [String(r.id), Number(r.change_seq)]));
-    const gone = (rows.gone as unknown as Tombstone[]).sort((a, b) => Number(a.change_seq) - Number(b.change_seq));
-    applyTombstones(gone, current);
-    const ids = [...current.keys()];
-    for (let i = 0; i < ids.length; i += CATCH_UP_PAGE) {
-      const page = await db.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE id = ANY($1::text[])`, [ids.slice(i, i + CATCH_UP_PAGE)]);
-      await applyPage(db, page.rows);
+    for (let more = true; more; ) {
+      const changes = await changesSince(db, position, {
+        changed: { from: 'items', columns: 'id, change_seq' },
+        gone: { from: 'item_tombstones', columns: 'change_seq, workspace_id, item_id' },
+      });
+      const current = new Map(changes.rows.changed.map((r) => [String(r.id), Number(r.change_seq)]));
+      const gone = (changes.rows.gone as unknown as Tombstone[]).sort((a, b) => Number(a.change_seq) - Number(b.change_seq));
+      applyTombstones(gone, current);
+      const ids = [...current.keys()];
+      for (let i = 0; i < ids.length; i += CATCH_UP_PAGE) {
+        const page = await db.query<ItemRowRead>(`SELECT ${ITEM_COLUMNS} FROM items WHERE id = ANY($1::text[])`, [ids.slice(i, i + CATCH_UP_PAGE)]);
+        await applyPage(db, page.rows);
+      }
+      position = changes.next;
+      more = changes.more && !closed;
     }
-    position = next;
   }
 
   const loading = load().catch((err: unknown) => {
