@@ -77,13 +77,14 @@ export async function changesSince<K extends string>(
   db: Queryable,
   position: FeedPosition,
   reads: Record<K, FeedRead>,
-  params: readonly unknown[] = [],
-  page = FEED_PAGE,
-): Promise<{ next: FeedPosition; more: boolean; rows: Record<K, FeedRow[]> }> {
+  options: { params?: readonly unknown[]; page?: number; sequence?: string } = {},
+): Promise<{ next: FeedPosition; more: boolean; rows: Record<K, FeedRow[]>; head: string }> {
+  const { params = [], page = FEED_PAGE, sequence } = options;
   const keys = Object.keys(reads) as K[];
   const columns = keys.map((k) => `(SELECT coalesce(json_agg(r), '[]'::json) FROM (${branches(reads[k], page)}) r) AS "${k}"`);
+  const head = sequence ? `(SELECT last_value FROM ${sequence})::text` : "''";
   const [cursorXid, cursorSeq] = position.cursor ? position.cursor.split(':') : [null, null];
-  const res = await db.query<Record<string, unknown>>(`SELECT pg_current_snapshot()::text AS snap, ${columns.join(', ')}`, [
+  const res = await db.query<Record<string, unknown>>(`SELECT pg_current_snapshot()::text AS snap, ${head} AS head, ${columns.join(', ')}`, [
     position.after,
     position.pending,
     position.horizon,
@@ -124,7 +125,49 @@ export async function changesSince<K extends string>(
   const next: FeedPosition = horizonStop
     ? { after: position.after, pending: [...new Set([...position.pending, ...unfinished.pending])], horizon: position.horizon, cursor: `${horizonStop.xid}:${horizonStop.seq}` }
     : { after: byNumberFull ? after : highest, ...unfinished };
-  return { next, more: byNumberFull || horizonStop !== null, rows };
+  return { next, more: byNumberFull || horizonStop !== null, rows, head: String(row.head) };
+}
+
+/** Parts of `pg_current_snapshot()::text`. */
+interface Snapshot {
+  xmin: bigint;
+  xmax: bigint;
+  xip: ReadonlySet<string>;
+}
+const parseSnapshot = (text: string): Snapshot => {
+  const [xmin, xmax, xip] = text.split(':');
+  return { xmin: BigInt(xmin!), xmax: BigInt(xmax!), xip: new Set(xip ? xip.split(',') : []) };
+};
+
+/**
+ * Whether a feed may have changed since a position (read with the sequence at `head`): one statement
+ * without a table, shared by the reads that ask in the same turn of the event loop (a search's paths ask
+ * together; the statement goes out after all of them asked, so it sees every write committed before any
+ * of them). Changed when the sequence has moved (a write took a number since), or when a transaction the
+ * position counts as unfinished has ended (one listed, or any from its horizon on: the snapshot's `xmax`
+ * has moved, which any transaction's end does, so this errs towards a catch-up, which is cheap when it
+ * finds nothing).
+ */
+export function feedProbe(db: Queryable, sequence: string): (position: FeedPosition, head: string) => Promise<boolean> {
+  let shared: Promise<{ head: string; snapshot: Snapshot }> | null = null;
+  return async (position, head) => {
+    if (!shared) {
+      shared = db
+        .query<{ head: string; snap: string }>(`SELECT (SELECT last_value FROM ${sequence})::text AS head, pg_current_snapshot()::text AS snap`)
+        .then((r) => ({ head: r.rows[0]!.head, snapshot: parseSnapshot(r.rows[0]!.snap) }));
+      const mine = shared;
+      setImmediate(() => {
+        if (shared === mine) shared = null;
+      });
+    }
+    const now = await shared;
+    if (now.head !== head || position.cursor) return true;
+    if (now.snapshot.xmax > BigInt(position.horizon)) return true;
+    return position.pending.some((xid) => {
+      const x = BigInt(xid);
+      return x < now.snapshot.xmin || (x < now.snapshot.xmax && !now.snapshot.xip.has(xid));
+    });
+  };
 }
 
 /**
@@ -152,8 +195,7 @@ export interface Follower {
 
 /**
  * Runs a reader's catch-ups one at a time: before reads (`fresh`) and every `followMs` in the background,
- * whenever `stale` says there may be something to apply (on a Postgres server it always may: there the
- * catch-up's one statement is the check).
+ * whenever `stale` says there may be something to apply.
  */
 export function createFollower(options: {
   stale: () => boolean | Promise<boolean>;

@@ -343,8 +343,7 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
         db,
         position,
         { changed: { from: 'items', columns: 'id, change_seq', where: 'workspace_id = $6' }, gone: { from: 'item_tombstones', columns: 'change_seq, item_id', where: 'workspace_id = $6' } },
-        [ws],
-        2,
+        { params: [ws], page: 2 },
       );
       for (const r of changes.rows.changed) seen.add(String(r.id));
       for (const r of changes.rows.gone) gone.add(String(r.item_id));
@@ -355,7 +354,7 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     expect([...seen].sort()).toEqual(ids.filter((_, i) => i !== 3).sort());
     expect([...gone]).toEqual([ids[3]]);
     // Nothing new: one statement, nothing read.
-    const idle = await changesSince(db, position, { changed: { from: 'items', columns: 'id, change_seq', where: 'workspace_id = $6' } }, [ws], 2);
+    const idle = await changesSince(db, position, { changed: { from: 'items', columns: 'id, change_seq', where: 'workspace_id = $6' } }, { params: [ws], page: 2 });
     expect(idle.rows.changed).toEqual([]);
     expect(idle.more).toBe(false);
   });

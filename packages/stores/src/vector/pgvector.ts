@@ -1,4 +1,4 @@
-import { changesSince, createFollower, FEED_START, feedStart, type FeedPosition, type Follower } from '../changeFeed.js';
+import { changesSince, createFollower, FEED_START, feedProbe, feedStart, type FeedPosition, type Follower } from '../changeFeed.js';
 import type { Db, Queryable } from '../db.js';
 import { createMemoryIndex, type MemoryIndex, type StoredChunk } from './memoryIndex.js';
 import { CopyBinaryRows } from './binary.js';
@@ -111,6 +111,8 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
   const follows = useMemory && server;
   let follower: Follower | null = null;
   let followed: FeedPosition = FEED_START;
+  let seenHead = '';
+  const probe = feedProbe(db, 'vector_change_seq');
   const createHnsw = (q: Queryable, t: string) => q.query(`CREATE INDEX IF NOT EXISTS ${t}_hnsw ON ${t} USING hnsw (embedding vector_cosine_ops)`);
   /** The active table's mirror: loading or loaded; null when the table is too big (SQL search). */
   let memory: Promise<MemoryIndex | null> | null = null;
@@ -183,7 +185,7 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
           changed: { from: t, columns: 'change_seq, workspace_id, item_id' },
           gone: { from: 'vector_tombstones', columns: 'change_seq, workspace_id, item_id', where: 'collection = $6' },
         },
-        [t],
+        { params: [t], sequence: 'vector_change_seq' },
       );
       const touched = new Map<string, Set<string>>();
       for (const r of [...changes.rows.changed, ...changes.rows.gone] as unknown as { workspace_id: string; item_id: string }[]) {
@@ -198,16 +200,18 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
         }
       }
       followed = changes.next;
+      seenHead = changes.head;
       more = changes.more;
       await outgrown(index);
     }
   };
   const startFollowing = (t: string, index: MemoryIndex, from: FeedPosition): void => {
     followed = from;
+    seenHead = '';
     void follower?.close();
     follower = createFollower({
       active: () => ready === index && table === t,
-      stale: () => true,
+      stale: () => probe(followed, seenHead),
       catchUp: () => catchUp(t, index),
       followMs: options.followMs ?? 1_000,
       maxStalenessMs: options.maxStalenessMs,

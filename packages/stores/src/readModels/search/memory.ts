@@ -1,4 +1,4 @@
-import { changesSince, createFollower, FEED_START, feedStart, type FeedPosition } from '../../changeFeed.js';
+import { changesSince, createFollower, FEED_START, feedProbe, feedStart, type FeedPosition } from '../../changeFeed.js';
 import type { Db, Queryable } from '../../db.js';
 import { readCommitted } from '../../pglite/thread.js';
 import { itemPredicate } from './filterSql.js';
@@ -424,6 +424,9 @@ export function createMemoryReadModel(
   let position: FeedPosition = FEED_START;
   /** This process's writes to the feed's tables when the last catch-up began (the embedded default). */
   let seenWrites = -1;
+  /** The feed's sequence as the last catch-up read it (a Postgres server), and the probe that compares. */
+  let seenHead = '';
+  const probe = feedProbe(db, 'item_change_seq');
   let ready = false;
   let closed = false;
 
@@ -586,10 +589,15 @@ export function createMemoryReadModel(
    */
   async function catchUpServer(): Promise<void> {
     for (let more = true; more; ) {
-      const changes = await changesSince(db, position, {
-        changed: { from: 'items', columns: 'id, change_seq' },
-        gone: { from: 'item_tombstones', columns: 'change_seq, workspace_id, item_id' },
-      });
+      const changes = await changesSince(
+        db,
+        position,
+        {
+          changed: { from: 'items', columns: 'id, change_seq' },
+          gone: { from: 'item_tombstones', columns: 'change_seq, workspace_id, item_id' },
+        },
+        { sequence: 'item_change_seq' },
+      );
       const current = new Map(changes.rows.changed.map((r) => [String(r.id), Number(r.change_seq)]));
       const gone = (changes.rows.gone as unknown as Tombstone[]).sort((a, b) => Number(a.change_seq) - Number(b.change_seq));
       applyTombstones(gone, current);
@@ -599,6 +607,7 @@ export function createMemoryReadModel(
         await applyPage(db, page.rows);
       }
       position = changes.next;
+      seenHead = changes.head;
       more = changes.more && !closed;
     }
   }
@@ -609,7 +618,7 @@ export function createMemoryReadModel(
 
   const follower = createFollower({
     active: () => ready && !closed,
-    stale: server ? () => true : () => db.writeCount(CHANGE_FEED) !== seenWrites,
+    stale: server ? () => probe(position, seenHead) : () => db.writeCount(CHANGE_FEED) !== seenWrites,
     // Committed rows only: a row seen inside an import's open transaction could still roll back.
     catchUp: server ? catchUpServer : () => readCommitted(catchUpOwnWrites),
     followMs,
