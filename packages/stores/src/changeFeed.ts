@@ -50,15 +50,17 @@ const unfinishedIn = (snapshot: string): Omit<FeedPosition, 'after'> => {
 /**
  * A read's three branches: numbered after the position; or numbered up to it (the first branch reads the
  * rest) and written by a transaction it lists, or by one from its horizon on (past the cursor, in
- * (xid, number) order, where a page of them was read).
+ * (xid, number) order, where a page of them was read). "Up to it" is `change_seq + 0`, which no index
+ * serves: as a plain condition the planner read every item through the number's index for it (10 ms a
+ * catch-up at 10k items) instead of the few rows of the transaction's index.
  */
 const branches = (read: FeedRead, page: number): string => {
   const and = read.where ? `${read.where} AND ` : '';
   return [
     `(SELECT ${read.columns}, change_xid::text AS feed_xid, 1 AS feed_branch FROM ${read.from} WHERE ${and}change_seq > $1 ORDER BY change_seq LIMIT ${page})`,
-    `(SELECT ${read.columns}, change_xid::text AS feed_xid, 2 AS feed_branch FROM ${read.from} WHERE ${and}change_xid = ANY($2::xid8[]) AND change_seq <= $1)`,
+    `(SELECT ${read.columns}, change_xid::text AS feed_xid, 2 AS feed_branch FROM ${read.from} WHERE ${and}change_xid = ANY($2::xid8[]) AND change_seq + 0 <= $1)`,
     `(SELECT ${read.columns}, change_xid::text AS feed_xid, 3 AS feed_branch FROM ${read.from}
-      WHERE ${and}change_xid >= $3::xid8 AND change_seq <= $1 AND ($4::xid8 IS NULL OR (change_xid, change_seq) > ($4::xid8, $5::bigint))
+      WHERE ${and}change_xid >= $3::xid8 AND change_seq + 0 <= $1 AND ($4::xid8 IS NULL OR (change_xid, change_seq) > ($4::xid8, $5::bigint))
       ORDER BY change_xid, change_seq LIMIT ${page})`,
   ].join(' UNION ALL ');
 };
