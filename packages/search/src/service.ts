@@ -1,5 +1,5 @@
 import type { SearchRequest } from '@engram/contracts';
-import { openSearchReadModel } from '@engram/stores';
+import { consistentReads, openSearchReadModel } from '@engram/stores';
 import { lexemes } from '@engram/text';
 import { createAreaModelCache } from './areaLift.js';
 import { toItemFilter } from './filters.js';
@@ -46,7 +46,8 @@ export function createSearchService(deps: SearchDeps) {
   /** A search, once the gate admits it; `latency.total` counts the wait, `latency.queue` shows it. */
   function search(workspaceId: string, request: SearchRequest, options: SearchOptions = {}): Promise<SearchOutcome> {
     const arrived = performance.now();
-    return gate.run(() => runSearch(workspaceId, request, options, arrived), options.signal);
+    // One freshness check per feed a search: its reads see every write committed before it began.
+    return gate.run(() => consistentReads(() => runSearch(workspaceId, request, options, arrived)), options.signal);
   }
 
   async function runSearch(workspaceId: string, request: SearchRequest, options: SearchOptions, arrived: number): Promise<SearchOutcome> {

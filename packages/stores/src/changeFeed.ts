@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Db, Queryable } from './db.js';
 
 /**
@@ -183,6 +184,19 @@ export async function feedStart(db: Queryable, highest: readonly string[]): Prom
   return { after: Number(res.rows[0]?.seq ?? 0), ...unfinishedIn(res.rows[0]!.snap) };
 }
 
+/** The followers a read of the current scope has already brought up to date (`consistentReads`). */
+const checked = new AsyncLocalStorage<Set<object>>();
+
+/**
+ * Runs `fn` as one read of the index: each follower catches up once, at the first read of its feed in
+ * `fn`, with everything committed before that read (so before `fn` began), and the later reads of `fn`
+ * use what it applied instead of asking again. A search is such a read: its reads come in several turns
+ * of the event loop, and on a Postgres server each turn's freshness check was a round trip.
+ */
+export function consistentReads<T>(fn: () => Promise<T>): Promise<T> {
+  return checked.run(new Set(), fn);
+}
+
 export interface Follower {
   /** Applies every write committed before the call (a catch-up already running may have started before it). */
   refresh(): Promise<void>;
@@ -243,14 +257,19 @@ export function createFollower(options: {
       : null;
   timer?.unref();
 
-  return {
+  const follower = {
     refresh,
     async fresh() {
+      const scope = checked.getStore();
+      if (scope?.has(follower)) return;
       const max = options.maxStalenessMs;
-      if (max === undefined) return refresh();
-      const behind = inFlight !== null && performance.now() - inFlightSince >= max;
-      const busy = options.writerBusy ?? (() => false);
-      await waitUnless(refresh(), max, behind ? () => true : busy);
+      if (max === undefined) await refresh();
+      else {
+        const behind = inFlight !== null && performance.now() - inFlightSince >= max;
+        const busy = options.writerBusy ?? (() => false);
+        await waitUnless(refresh(), max, behind ? () => true : busy);
+      }
+      scope?.add(follower);
     },
     async close() {
       closed = true;
@@ -258,6 +277,7 @@ export function createFollower(options: {
       await inFlight?.catch(() => undefined);
     },
   };
+  return follower;
 }
 
 /** `work`, or nothing once `giveUp` holds at one of the checks made every `everyMs` while it runs. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applyLexiconChange,
   changesSince,
+  consistentReads,
   feedStart,
   createMemoryReadModel,
   createSqlReadModel,
@@ -357,6 +358,24 @@ describe.each(databaseBackends())('search read model on $name: the in-memory ind
     const idle = await changesSince(db, position, { changed: { from: 'items', columns: 'id, change_seq', where: 'workspace_id = $6' } }, { params: [ws], page: 2 });
     expect(idle.rows.changed).toEqual([]);
     expect(idle.more).toBe(false);
+  });
+
+  it('reads one state of the index within consistentReads (one freshness check a search), and every earlier write', async () => {
+    const ws = await testWorkspace(db, 'readmodel-consistent');
+    const p = `cons${randomSuffix()}`;
+    const memory = createMemoryReadModel(db, createSqlReadModel(db), { followMs: 0 });
+    expect(await memory.loaded()).toBe(true);
+    const count = async () => (await memory.postings({ workspaceId: ws }, ['consistent'])).lists[0]?.count ?? 0;
+    await write(db, ws, { n: 1, title: 'before the search', body: 'consistent' }, p);
+    const [first, second] = await consistentReads(async () => {
+      const before = await count();
+      await write(db, ws, { n: 2, title: 'during the search', body: 'consistent' }, p);
+      return [before, await count()];
+    });
+    // The write committed before the search is seen; the one made during it is not, until the next search.
+    expect([first, second]).toEqual([1, 1]);
+    expect(await consistentReads(count)).toBe(2);
+    await memory.close();
   });
 
   it('re-reads an item re-indexed many times without growing what a search reads', async () => {
