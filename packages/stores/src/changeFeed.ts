@@ -42,10 +42,21 @@ export interface FeedRead {
  */
 export const FEED_PAGE = 5_000;
 
+/** Parts of `pg_current_snapshot()::text`. */
+interface Snapshot {
+  xmin: bigint;
+  xmax: bigint;
+  xip: ReadonlySet<string>;
+}
+const parseSnapshot = (text: string): Snapshot => {
+  const [xmin, xmax, xip] = text.split(':');
+  return { xmin: BigInt(xmin!), xmax: BigInt(xmax!), xip: new Set(xip ? xip.split(',') : []) };
+};
+
 /** What a snapshot says of unfinished transactions: those it lists, and every id from its `xmax` on. */
 const unfinishedIn = (snapshot: string): Omit<FeedPosition, 'after'> => {
-  const [, xmax, xip] = snapshot.split(':');
-  return { pending: xip ? xip.split(',') : [], horizon: xmax! };
+  const { xmax, xip } = parseSnapshot(snapshot);
+  return { pending: [...xip], horizon: String(xmax) };
 };
 
 /**
@@ -130,17 +141,6 @@ export async function changesSince<K extends string>(
     : { after: byNumberFull ? after : highest, ...unfinished };
   return { next, more: byNumberFull || horizonStop !== null, rows, head: String(row.head) };
 }
-
-/** Parts of `pg_current_snapshot()::text`. */
-interface Snapshot {
-  xmin: bigint;
-  xmax: bigint;
-  xip: ReadonlySet<string>;
-}
-const parseSnapshot = (text: string): Snapshot => {
-  const [xmin, xmax, xip] = text.split(':');
-  return { xmin: BigInt(xmin!), xmax: BigInt(xmax!), xip: new Set(xip ? xip.split(',') : []) };
-};
 
 /**
  * Whether a feed may have changed since a position (read with the sequence at `head`): one statement

@@ -1,7 +1,7 @@
 export * from './db.js';
 export { DataDirInUseError } from './pglite/dirLock.js';
 export { BACKGROUND_NICE, backgroundNiceValue, lowerThreadPriority, reportWasmBytes, setBackgroundNice, spawnModuleWorker, threadMemory, type ThreadMemory } from './threads.js';
-export { changesSince, consistentReads, createFollower, FEED_PAGE, FEED_START, feedProbe, feedStart, tableChanges, type FeedPosition, type FeedRead, type Follower } from './changeFeed.js';
+export { changesSince, consistentReads, feedStart, tableChanges, type FeedPosition } from './changeFeed.js';
 export { readCommitted, runInBackground, runInteractive } from './pglite/thread.js';
 export * from './crypto.js';
 export { migrate, migrations, pendingMigrations, type Migration } from './migrations/index.js';
