@@ -14,6 +14,7 @@ export const BENCHMARKS: Record<string, { script: string; about: string }> = {
   'related-graph': { script: './related-graph.ts', about: 'related: the graph against links.json' },
   'relink-index': { script: './relink-index.ts', about: 're-derive the links of an existing index' },
   'search-load': { script: './search-load.ts', about: 'search load (autocannon, N clients) against a running Engram: req/s, client and server percentiles' },
+  'lexical-path': { script: './lexical-path.ts', about: 'the lexical path alone on a kept index: ms a query, and a digest of its candidates to show a change returns the same' },
   'search-latency': { script: './search-latency.ts', about: 'per-path search latency on an index' },
   'train-reranker': { script: './train-reranker.ts', about: 'train the reranker' },
   'tune-fusion': { script: './tune-fusion.ts', about: 'tune the fusion weights' },

@@ -197,26 +197,34 @@ describe('the lexical path keeps its best candidates', () => {
     const shares: Record<string, number> = { fix: 0.6, format: 0.4, comment: 0.1, jsx: 0.02, attribut: 0.008 };
     // Now and then a field saturates (255 occurrences), so a term adds close to its bound, idf * (k1 + 1).
     const tf = () => (next() < 0.7 ? 0 : next() < 0.03 ? 255 : 1 + Math.floor(next() * 3));
-    const lists: PostingList[] = Object.entries(shares).map(([term, share]) => {
-      const docs = [...Array(n).keys()].filter(() => next() < share);
-      const fields = Uint32Array.from(docs, () => {
-        const f = [tf(), 1 + Math.floor(next() * 4), tf(), tf()];
-        return (f[0]! | (f[1]! << 8) | (f[2]! << 16) | (f[3]! << 24)) >>> 0;
+    const listsOf = (field: () => number[]): PostingList[] =>
+      Object.entries(shares).map(([term, share]) => {
+        const docs = [...Array(n).keys()].filter(() => next() < share);
+        const fields = Uint32Array.from(docs, () => {
+          const f = field();
+          return (f[0]! | (f[1]! << 8) | (f[2]! << 16) | (f[3]! << 24)) >>> 0;
+        });
+        return { term, df: docs.length, count: docs.length, docs: Int32Array.from(docs), fields, posStart: new Uint32Array(docs.length + 1), positions: new Uint16Array(0) };
       });
-      return { term, df: docs.length, count: docs.length, docs: Int32Array.from(docs), fields, posStart: new Uint32Array(docs.length + 1), positions: new Uint16Array(0) };
-    });
+    const varied = listsOf(() => [tf(), 1 + Math.floor(next() * 4), tf(), tf()]);
+    // One body occurrence a posting: every document holding the same terms scores the same, so the cut
+    // falls inside a group of ties, which must be kept as every posting's scores would keep them (by id).
+    const tied = listsOf(() => [0, 1, 0, 0]);
+    let lists = varied;
     const admitted = (doc: number) => doc % 5 !== 0;
     const avgLength = lengths.reduce((a, x) => a + x, 0) / n;
     const read = {
-      postings: async (_filter: unknown, terms: string[]): Promise<PostingsRead> => ({ documents: n, avgLength, lists: lists.filter((l) => terms.includes(l.term)), admits: admitted, itemId: (d) => ids[d]!, docLength: (d) => lengths[d]! }),
+      postings: async (_filter: unknown, terms: string[]): Promise<PostingsRead> => ({ documents: n, avgLength, lists: lists.filter((l) => terms.includes(l.term)), admits: admitted, itemId: (d) => ids[d]!, docLength: (d) => (lists === tied ? 40 : lengths[d]!) }),
     } as unknown as SearchReadModel;
     const { k1, b, fieldWeights: w } = DEFAULT_LEXICAL;
-    for (const candidates of [1, 10, 200, 800, 3_000]) {
-      for (const query of [['fix', 'format', 'comment', 'jsx', 'attribut'], ['format', 'jsx'], ['fix', 'comment']]) {
-        const out = await lexicalPath(read, { workspaceId: 'ws' }, query, { ...DEFAULT_LEXICAL, candidates });
-        const expected = rankBy(lists.filter((l) => query.includes(l.term)));
-        expect([...out.scores.keys()]).toEqual(expected.slice(0, candidates).map(([doc]) => ids[doc]));
-        for (const [doc, score] of expected.slice(0, candidates)) expect(out.signals!.get(ids[doc]!)!.bm25).toBeCloseTo(score, 9);
+    for (lists of [varied, tied]) {
+      for (const candidates of [1, 10, 200, 800, 3_000]) {
+        for (const query of [['fix', 'format', 'comment', 'jsx', 'attribut'], ['format', 'jsx'], ['fix', 'comment']]) {
+          const out = await lexicalPath(read, { workspaceId: 'ws' }, query, { ...DEFAULT_LEXICAL, candidates });
+          const expected = rankBy(lists.filter((l) => query.includes(l.term)));
+          expect([...out.scores.keys()]).toEqual(expected.slice(0, candidates).map(([doc]) => ids[doc]));
+          for (const [doc, score] of expected.slice(0, candidates)) expect(out.signals!.get(ids[doc]!)!.bm25).toBeCloseTo(score, 9);
+        }
       }
     }
 
@@ -230,7 +238,7 @@ describe('the lexical path keeps its best candidates', () => {
           if (!admitted(doc)) continue;
           const f = list.fields[p]!;
           const weighted = (f & 0xff) * w.A + ((f >>> 8) & 0xff) * w.B + ((f >>> 16) & 0xff) * w.C + (f >>> 24) * w.D;
-          const norm = k1 * (1 - b + (b * Math.max(1, lengths[doc]!)) / avgLength);
+          const norm = k1 * (1 - b + (b * Math.max(1, lists === tied ? 40 : lengths[doc]!)) / avgLength);
           scores.set(doc, (scores.get(doc) ?? 0) + (idf * weighted * (k1 + 1)) / (weighted + norm));
         }
       }

@@ -1,4 +1,4 @@
-import type { PostingList, SearchReadModel } from '@engram/stores';
+import type { PostingList, PostingsRead, SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
 import type { PathResult, PathSignals } from './types.js';
 
@@ -62,15 +62,10 @@ export async function lexicalPath(
   let maxDoc = -1;
   for (const list of postings.lists) if (list.count > 0) maxDoc = Math.max(maxDoc, list.docs[list.count - 1]!);
   const pad = scratch(maxDoc + 1);
-  const { acc, seen, norm } = pad;
+  const { acc, seen } = pad;
   let touchedCount = 0;
   let rejectedCount = 0;
   const normOf = (doc: number): number => k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
-  const { A, B, C, D } = fieldWeights;
-  const contribution = (termIdf: number, packed: number, doc: number): number => {
-    const weighted = (packed & 0xff) * A + ((packed >>> 8) & 0xff) * B + ((packed >>> 16) & 0xff) * C + (packed >>> 24) * D;
-    return (termIdf * weighted * (k1 + 1)) / (weighted + norm[doc]!);
-  };
   // Rarest (highest bound) first; `rest` is what the terms not yet scored could add together.
   const ordered = postings.lists.filter((l) => idf.has(l.term)).sort((x, y) => idf.get(y.term)! - idf.get(x.term)!);
   let rest = ordered.reduce((sum, l) => sum + idf.get(l.term)! * (k1 + 1), 0);
@@ -78,36 +73,24 @@ export async function lexicalPath(
     let next = 0;
     let cut = -Infinity;
     for (; next < ordered.length; next++) {
-      if (touchedCount >= limit && limit > 0) {
+      // The cut (the limit-th best score so far) only rises; once more than `limit` documents score above
+      // what the terms left could add, it is above that too. Counting them is one pass; the cut itself is
+      // selected once, when the loop stops.
+      if (touchedCount >= limit && limit > 0 && countAbove(acc, pad.touched, touchedCount, rest) >= limit) {
         cut = kthLargest(valuesOf(acc, pad.touched, touchedCount), limit);
-        if (cut > rest) break;
+        break;
       }
       const list = ordered[next]!;
       const termIdf = idf.get(list.term)!;
       rest -= termIdf * (k1 + 1);
-      const { docs, fields } = list;
-      for (let p = 0; p < list.count; p++) {
-        const doc = docs[p]!;
-        // A document's admission and length norm are read once, at its first posting (`seen` 1: admitted, 2: not).
-        const state = seen[doc]!;
-        if (state === 2) continue;
-        if (state === 0) {
-          if (!postings.admits(doc)) {
-            seen[doc] = 2;
-            pad.rejected[rejectedCount++] = doc;
-            continue;
-          }
-          seen[doc] = 1;
-          norm[doc] = normOf(doc);
-          pad.touched[touchedCount++] = doc;
-        }
-        const packed = fields[p]!;
-        const weighted = (packed & 0xff) * A + ((packed >>> 8) & 0xff) * B + ((packed >>> 16) & 0xff) * C + (packed >>> 24) * D;
-        acc[doc] = acc[doc]! + (termIdf * weighted * (k1 + 1)) / (weighted + norm[doc]!);
-      }
+      pad.touchedCount = touchedCount;
+      pad.rejectedCount = rejectedCount;
+      scoreList(list, termIdf, fieldWeights, k1, b, avgLength, postings, pad);
+      touchedCount = pad.touchedCount;
+      rejectedCount = pad.rejectedCount;
     }
     let kept: ArrayLike<number> = pad.touched.subarray(0, touchedCount);
-    if (next < ordered.length) kept = finishCandidates(ordered.slice(next), idf, pad, touchedCount, cut - rest, contribution);
+    if (next < ordered.length) kept = finishCandidates(ordered.slice(next), idf, pad, touchedCount, cut, rest, fieldWeights, k1);
     const { lists } = postings;
     const pairs = queryPairs(terms, idf, lists);
     // Each list's idf by position (-1: a term the workspace does not hold).
@@ -144,47 +127,113 @@ export async function lexicalPath(
 }
 
 /**
- * MaxScore's second half: the touched documents whose score could still reach the cut (`floor`: the cut
- * less what the remaining terms could add) get those terms' contributions, found by galloping through
- * each remaining list from the last hit (or by one pass over a list shorter than the candidates' search
- * would be). Returns the candidates, ascending.
+ * One term's postings added to the documents' scores (`pad.acc`), term at a time. A document's admission
+ * and length norm are read once, at its first posting (`seen` 1: admitted, 2: not); it joins `touched` or
+ * `rejected` then. A function of its own, so that the per-posting loop is compiled on its own.
+ */
+function scoreList(
+  list: PostingList,
+  termIdf: number,
+  weights: LexicalParams['fieldWeights'],
+  k1: number,
+  b: number,
+  avgLength: number,
+  postings: Pick<PostingsRead, 'admits' | 'docLength'>,
+  pad: typeof slots,
+): void {
+  const { docs, fields, count } = list;
+  const { acc, seen, norm, touched, rejected } = pad;
+  let touchedCount = pad.touchedCount;
+  let rejectedCount = pad.rejectedCount;
+  for (let p = 0; p < count; p++) {
+    const doc = docs[p]!;
+    const state = seen[doc]!;
+    if (state === 2) continue;
+    if (state === 0) {
+      if (!postings.admits(doc)) {
+        seen[doc] = 2;
+        rejected[rejectedCount++] = doc;
+        continue;
+      }
+      seen[doc] = 1;
+      norm[doc] = k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
+      touched[touchedCount++] = doc;
+    }
+    acc[doc] = acc[doc]! + contribution(termIdf, fields[p]!, norm[doc]!, weights, k1);
+  }
+  pad.touchedCount = touchedCount;
+  pad.rejectedCount = rejectedCount;
+}
+
+/** BM25F: one term's share of a document's score, from its packed per-field frequencies and the document's length norm. */
+function contribution(termIdf: number, packed: number, norm: number, weights: LexicalParams['fieldWeights'], k1: number): number {
+  const weighted = (packed & 0xff) * weights.A + ((packed >>> 8) & 0xff) * weights.B + ((packed >>> 16) & 0xff) * weights.C + (packed >>> 24) * weights.D;
+  return (termIdf * weighted * (k1 + 1)) / (weighted + norm);
+}
+
+/** How many of the touched documents score above `floor`. */
+function countAbove(acc: Float64Array, touched: Int32Array, count: number, floor: number): number {
+  let n = 0;
+  for (let i = 0; i < count; i++) if (acc[touched[i]!]! > floor) n++;
+  return n;
+}
+
+/**
+ * MaxScore's second half: the touched documents whose score could still reach the cut (the cut less what
+ * the remaining terms could add, `rest`) get those terms' contributions, found by galloping through each
+ * remaining list from the last hit (or by one pass over a list shorter than the candidates' search would
+ * be). After each list, what the lists left could add shrinks, and the documents that can no longer reach
+ * the cut are dropped before the next: at least `limit` documents already score the cut, so none of them
+ * could be among the best. Returns the candidates, ascending.
  */
 function finishCandidates(
   remaining: readonly PostingList[],
   idf: ReadonlyMap<string, number>,
   pad: typeof slots,
   touchedCount: number,
-  floor: number,
-  contribution: (termIdf: number, packed: number, doc: number) => number,
+  cut: number,
+  rest: number,
+  weights: LexicalParams['fieldWeights'],
+  k1: number,
 ): Int32Array {
-  const { acc, seen } = pad;
+  const { acc, seen, norm } = pad;
   let n = 0;
   const candidates = pad.candidates;
+  let floor = cut - rest;
   for (let i = 0; i < touchedCount; i++) {
     const doc = pad.touched[i]!;
     if (acc[doc]! >= floor) candidates[n++] = doc;
   }
-  const kept = candidates.subarray(0, n).sort();
+  candidates.subarray(0, n).sort();
   for (const list of remaining) {
     const termIdf = idf.get(list.term)!;
     const { docs, fields, count } = list;
     if (n * Math.log2(count + 2) >= count) {
-      for (let i = 0; i < n; i++) seen[kept[i]!] = 3;
+      for (let i = 0; i < n; i++) seen[candidates[i]!] = 3;
       for (let p = 0; p < count; p++) {
         const doc = docs[p]!;
-        if (seen[doc] === 3) acc[doc] = acc[doc]! + contribution(termIdf, fields[p]!, doc);
+        if (seen[doc] === 3) acc[doc] = acc[doc]! + contribution(termIdf, fields[p]!, norm[doc]!, weights, k1);
       }
-      for (let i = 0; i < n; i++) seen[kept[i]!] = 1;
-      continue;
+      for (let i = 0; i < n; i++) seen[candidates[i]!] = 1;
+    } else {
+      let p = 0;
+      for (let i = 0; i < n && p < count; i++) {
+        const doc = candidates[i]!;
+        p = gallop(docs, count, p, doc);
+        if (p < count && docs[p] === doc) acc[doc] = acc[doc]! + contribution(termIdf, fields[p]!, norm[doc]!, weights, k1);
+      }
     }
-    let p = 0;
-    for (let i = 0; i < n && p < count; i++) {
-      const doc = kept[i]!;
-      p = gallop(docs, count, p, doc);
-      if (p < count && docs[p] === doc) acc[doc] = acc[doc]! + contribution(termIdf, fields[p]!, doc);
+    // (Never below 0: the bounds' rounding must not lift the floor above the cut.)
+    rest = Math.max(0, rest - termIdf * (k1 + 1));
+    floor = cut - rest;
+    let out = 0;
+    for (let i = 0; i < n; i++) {
+      const doc = candidates[i]!;
+      if (acc[doc]! >= floor) candidates[out++] = doc;
     }
+    n = out;
   }
-  return kept;
+  return candidates.subarray(0, n);
 }
 
 /** The first index at or after `from` whose document is >= `doc` (`count` if none): doubling steps, then a binary search. */
@@ -226,6 +275,11 @@ const sized = (n: number) => ({
   touched: new Int32Array(n),
   rejected: new Int32Array(n),
   candidates: new Int32Array(n),
+  /** A kept document's row among the kept (`postingsOf`). */
+  rowOfDoc: new Int32Array(n),
+  /** Entries of `touched` and `rejected` in use (the search's, while it runs). */
+  touchedCount: 0,
+  rejectedCount: 0,
 });
 let slots = sized(1 << 14);
 function scratch(size: number): typeof slots {
@@ -247,16 +301,19 @@ export function positions(n: number): number[] {
 function postingsOf(lists: readonly PostingList[], docs: readonly number[]): Int32Array {
   const n = docs.length;
   const at = new Int32Array(lists.length * n).fill(-1);
-  const order = positions(n).sort((x, y) => docs[x]! - docs[y]!);
-  lists.forEach((list, l) => {
+  // The documents in ascending order (a native sort of their ordinals), and each one's row.
+  const ascending = Int32Array.from(docs).sort();
+  const { rowOfDoc } = slots;
+  for (let r = 0; r < n; r++) rowOfDoc[docs[r]!] = r;
+  for (let l = 0; l < lists.length; l++) {
+    const list = lists[l]!;
     let p = 0;
     for (let i = 0; i < n && p < list.count; i++) {
-      const r = order[i]!;
-      const doc = docs[r]!;
+      const doc = ascending[i]!;
       p = gallop(list.docs, list.count, p, doc);
-      if (p < list.count && list.docs[p] === doc) at[l * n + r] = p;
+      if (p < list.count && list.docs[p] === doc) at[l * n + rowOfDoc[doc]!] = p;
     }
-  });
+  }
   return at;
 }
 

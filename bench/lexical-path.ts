@@ -1,0 +1,48 @@
+/**
+ * `npm run bench -- lexical-path <data dir> [--rounds 4] [--data ../shared/data/github-prettier]`: the
+ * lexical path alone, in process, over the in-memory read model of a kept index (the scale benchmark's
+ * `--keep-index` leaves one; work on a copy), for every release-note query of the dataset, round after
+ * round. Prints ms a query per round, and a digest of the first round's candidates, scores and signals,
+ * so that a change meant to be faster can show it returns exactly what it returned before.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openSearchReadModel } from '@engram/stores';
+import { lexemes } from '@engram/text';
+import { toItemFilter } from '../packages/search/src/filters.js';
+import { lexicalPath, type LexicalSignals } from '../packages/search/src/paths/lexical.js';
+import { termWeightsOf, topicOf } from '../packages/search/src/queryText.js';
+import { openKeptIndex } from './runtime.js';
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { rounds: { type: 'string', default: '4' }, data: { type: 'string', default: '../shared/data/github-prettier' } },
+});
+const dir = positionals[0];
+if (!dir) throw new Error('usage: npm run bench -- lexical-path <data dir> [--rounds 4]');
+const { db, workspaceId } = await openKeptIndex(dir);
+const read = openSearchReadModel(db);
+const loadStarted = performance.now();
+if (!(await read.loaded())) throw new Error('the in-memory read model did not load');
+console.log(`read model loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+const queries = (JSON.parse(readFileSync(join(resolve(args.data), 'queries.json'), 'utf8')) as { query: string }[]).map((q) => {
+  const terms = lexemes(topicOf(q.query));
+  return { terms, weights: termWeightsOf(terms) };
+});
+const filter = toItemFilter(workspaceId, undefined);
+const digest = createHash('sha256');
+for (let round = 0; round < Number(args.rounds); round++) {
+  const started = performance.now();
+  for (const q of queries) {
+    const result = await lexicalPath(read, filter, q.terms, undefined, q.weights);
+    if (round > 0) continue;
+    for (const [id, score] of result.scores) digest.update(`${id}:${score}:${JSON.stringify((result.signals as LexicalSignals).get(id))};`);
+  }
+  const ms = performance.now() - started;
+  console.log(`round ${round}: ${queries.length} queries, ${(ms / queries.length).toFixed(3)} ms a query (load ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+}
+console.log(`candidates digest: ${digest.digest('hex').slice(0, 16)}`);
+await db.close();
