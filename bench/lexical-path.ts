@@ -12,9 +12,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openSearchReadModel } from '@engram/stores';
 import { lexemes } from '@engram/text';
-import { toItemFilter } from '../packages/search/src/filters.js';
-import { lexicalPath, type LexicalSignals } from '../packages/search/src/paths/lexical.js';
-import { termWeightsOf, topicOf } from '../packages/search/src/queryText.js';
+import { termWeightsOf, topicOf } from '@engram/search';
+import { lexicalPath, type LexicalSignals } from '@engram/search/lexical';
 import { openKeptIndex } from './runtime.js';
 
 const { values: args, positionals } = parseArgs({
@@ -32,7 +31,7 @@ const queries = (JSON.parse(readFileSync(join(resolve(args.data), 'queries.json'
   const terms = lexemes(topicOf(q.query));
   return { terms, weights: termWeightsOf(terms) };
 });
-const filter = toItemFilter(workspaceId, undefined);
+const filter = { workspaceId };
 const digest = createHash('sha256');
 for (let round = 0; round < Number(args.rounds); round++) {
   const started = performance.now();

@@ -4,6 +4,7 @@ export { createQueryService, type FallbackReason, type QueryService, type QueryS
 export { DEFAULT_FUSION, PATH_NAMES, type FusionWeights, type PathName } from './fusion.js';
 export { DEFAULT_LEXICAL, type LexicalParams } from './paths/lexical.js';
 export { escapeHtml, highlight } from './highlight.js';
+export { termWeightsOf, topicOf } from './queryText.js';
 
 // Query API operations beside search (owned by the query API work: contents, related graph, provider proxy).
 export { getContents, toContentItem, type ContentsResult } from './contents.js';
