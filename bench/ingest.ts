@@ -73,12 +73,19 @@ async function run(embedder: EmbeddingProvider, events: SourceEvent[], batch: nu
   const cpuStart = process.cpuUsage();
   let next = 0;
   let failed = 0;
+  let firstFailure: unknown;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < ids.length) {
         const id = ids[next++]!;
-        const outcome = await indexer.indexEvent(id).catch(() => null);
-        if (outcome?.status !== 'indexed') failed++;
+        const outcome = await indexer.indexEvent(id).catch((err: unknown) => {
+          firstFailure ??= err;
+          return null;
+        });
+        if (outcome?.status !== 'indexed') {
+          firstFailure ??= new Error(`event ${id}: ${outcome?.status ?? 'failed'}`);
+          failed++;
+        }
       }
     }),
   );
@@ -87,7 +94,7 @@ async function run(embedder: EmbeddingProvider, events: SourceEvent[], batch: nu
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const items = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM items WHERE workspace_id = $1', [ws])).rows[0]?.n ?? 0);
   await db.close();
-  if (failed > 0 || items !== ids.length) throw new Error(`${failed} events not indexed, ${items} items for ${ids.length} events`);
+  if (failed > 0 || items !== ids.length) throw new Error(`${failed} events not indexed, ${items} items for ${ids.length} events`, { cause: firstFailure });
   return { rate: ids.length / (ms / 1000), ms, load: load(), perCpuSecond: ids.length / cpuSeconds };
 }
 
@@ -107,7 +114,7 @@ function timed(db: Db, timing: StatementTiming): Db {
         entry.calls++;
       }
     };
-  return { ...db, query: wrap(db), transaction: (fn) => db.transaction((tx) => fn({ query: wrap(tx) })) };
+  return { ...db, query: wrap(db), transaction: (fn) => db.transaction((tx) => fn({ ...tx, query: wrap(tx) })) };
 }
 
 function printTiming(timing: StatementTiming, wallMs: number): void {
