@@ -65,7 +65,7 @@ export async function lexicalPath(
   const { acc, seen } = pad;
   let touchedCount = 0;
   let rejectedCount = 0;
-  const normOf = (doc: number): number => k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
+  const normOf = (doc: number): number => lengthNorm(k1, b, postings.docLength(doc), avgLength);
   // Rarest (highest bound) first; `rest` is what the terms not yet scored could add together.
   const ordered = postings.lists.filter((l) => idf.has(l.term)).sort((x, y) => idf.get(y.term)! - idf.get(x.term)!);
   let rest = ordered.reduce((sum, l) => sum + idf.get(l.term)! * (k1 + 1), 0);
@@ -73,8 +73,8 @@ export async function lexicalPath(
     let next = 0;
     let cut = -Infinity;
     for (; next < ordered.length; next++) {
-      // The cut (the limit-th best score so far) only rises; once more than `limit` documents score above
-      // what the terms left could add, it is above that too. Counting them is one pass; the cut itself is
+      // The cut (the limit-th best score so far) only rises; once `limit` documents score above what the
+      // terms left could add, it is above that too. Counting them is one pass; the cut itself is
       // selected once, when the loop stops.
       if (touchedCount >= limit && limit > 0 && countAbove(acc, pad.touched, touchedCount, rest) >= limit) {
         cut = kthLargest(valuesOf(acc, pad.touched, touchedCount), limit);
@@ -156,7 +156,7 @@ function scoreList(
         continue;
       }
       seen[doc] = 1;
-      norm[doc] = k1 * (1 - b + (b * Math.max(1, postings.docLength(doc))) / avgLength);
+      norm[doc] = lengthNorm(k1, b, postings.docLength(doc), avgLength);
       touched[touchedCount++] = doc;
     }
     acc[doc] = acc[doc]! + contribution(termIdf, fields[p]!, norm[doc]!, weights, k1);
@@ -164,6 +164,9 @@ function scoreList(
   pad.touchedCount = touchedCount;
   pad.rejectedCount = rejectedCount;
 }
+
+/** BM25's length normalisation of a document of `length` tokens, k1 included. */
+const lengthNorm = (k1: number, b: number, length: number, avgLength: number): number => k1 * (1 - b + (b * Math.max(1, length)) / avgLength);
 
 /** BM25F: one term's share of a document's score, from its packed per-field frequencies and the document's length norm. */
 function contribution(termIdf: number, packed: number, norm: number, weights: LexicalParams['fieldWeights'], k1: number): number {
