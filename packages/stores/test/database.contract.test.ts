@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceEvent } from '@engram/contracts';
 import {
+  analyzeStaleTables,
   advanceSyncCursor,
   createApiKey,
   createConnection,
@@ -82,6 +83,36 @@ describe.each(databaseBackends())('database contract on $name', ({ url }) => {
     if (ran) {
       expect(before).toBeLessThan(50);
       expect(await rows()).toBeGreaterThanOrEqual(50);
+    }
+  });
+
+  it('analyzes a server table with rows but no statistics, so a read by a list of ids takes its index', async () => {
+    if (db.kind !== 'postgres') {
+      expect(await analyzeStaleTables(db)).toEqual([]);
+      return;
+    }
+    const table = `stale_stats_${Math.random().toString(36).slice(2, 10)}`;
+    await db.exec(`CREATE TABLE ${table} (id text NOT NULL, v int NOT NULL); CREATE INDEX ${table}_id ON ${table} (id)`);
+    try {
+      await db.query(`INSERT INTO ${table} SELECT 'item_' || g, g FROM generate_series(1, 300000) g`);
+      // The insert's counts reach pg_stat_user_tables when this backend flushes them.
+      for (let i = 0; i < 50; i++) {
+        await db.query('SELECT pg_stat_force_next_flush()');
+        const seen = await db.query<{ n: number }>('SELECT n_live_tup::int AS n FROM pg_stat_user_tables WHERE relname = $1', [table]);
+        if ((seen.rows[0]?.n ?? 0) >= 300000) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const plan = async () =>
+        (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT v FROM ${table} WHERE id = ANY($1::text[])`, [Array.from({ length: 200 }, (_, i) => `item_${i * 997}`)])).rows
+          .map((r) => r['QUERY PLAN'])
+          .join('\n');
+      expect(await plan()).toContain(`Seq Scan on ${table}`);
+      expect(await analyzeStaleTables(db)).toContain(`public.${table}`);
+      expect(await plan()).not.toContain('Seq Scan');
+      // Fresh statistics: not analyzed again.
+      expect(await analyzeStaleTables(db)).not.toContain(`public.${table}`);
+    } finally {
+      await db.exec(`DROP TABLE ${table}`);
     }
   });
 

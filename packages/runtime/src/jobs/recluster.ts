@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { rebuildAreaModel, recluster } from '@engram/indexer';
 import type { JobHandlers } from '@engram/queue';
-import { getAreaModelVersion, hasPendingEvents, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
+import { analyzeStaleTables, getAreaModelVersion, hasPendingEvents, RECLUSTER_REWRITTEN_TABLES, refreshPlannerStatsByTable } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
 import { isIndexing, pacer } from './pace.js';
 
@@ -105,6 +105,15 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
       let started = began;
       // What this re-cluster will read counts as seen by it: a burst counts from here.
       const counted = indexedSince.get(workspaceId) ?? 0;
+      const between = async () => {
+        await nextTurn();
+        signal.throwIfAborted();
+      };
+      // On a server, statistics first where autovacuum has not caught up with the burst this follows: the
+      // re-cluster reads every member's rows a page at a time, and a page planned without them scans tables.
+      const analyzed = await analyzeStaleTables(db, between);
+      if (analyzed.length > 0) logger.info({ workspaceId, tables: analyzed, ms: Math.round(performance.now() - began) }, 'planner statistics refreshed');
+      started = performance.now();
       const res = await recluster(db, vectors, workspaceId, { signal, read: runtime.searchRead() });
       logger.info({ workspaceId, ...res, ms: Math.round(performance.now() - started) }, 'recluster done');
       // The area model follows the same bursts: new changes bring new files and titles.
@@ -115,10 +124,6 @@ export function reclusterHandler(runtime: Runtime): Pick<JobHandlers, 'cluster.r
       indexedSince.set(workspaceId, Math.max(0, (indexedSince.get(workspaceId) ?? 0) - counted));
       // Runs after indexing bursts and on the schedule: the embedded database's planner statistics follow,
       // and the space of the rows this job replaced is made reusable (PGlite has no autovacuum).
-      const between = async () => {
-        await nextTurn();
-        signal.throwIfAborted();
-      };
       await refreshPlannerStatsByTable(db, between, RECLUSTER_REWRITTEN_TABLES);
     },
   };
