@@ -63,8 +63,8 @@ export async function lexicalPath(
   for (const list of postings.lists) if (list.count > 0) maxDoc = Math.max(maxDoc, list.docs[list.count - 1]!);
   const pad = scratch(maxDoc + 1);
   const { acc, seen } = pad;
-  let touchedCount = 0;
-  let rejectedCount = 0;
+  pad.touchedCount = 0;
+  pad.rejectedCount = 0;
   const normOf = (doc: number): number => lengthNorm(k1, b, postings.docLength(doc), avgLength);
   // Rarest (highest bound) first; `rest` is what the terms not yet scored could add together.
   const ordered = postings.lists.filter((l) => idf.has(l.term)).sort((x, y) => idf.get(y.term)! - idf.get(x.term)!);
@@ -76,21 +76,17 @@ export async function lexicalPath(
       // The cut (the limit-th best score so far) only rises; once `limit` documents score above what the
       // terms left could add, it is above that too. Counting them is one pass; the cut itself is
       // selected once, when the loop stops.
-      if (touchedCount >= limit && limit > 0 && countAbove(acc, pad.touched, touchedCount, rest) >= limit) {
-        cut = kthLargest(valuesOf(acc, pad.touched, touchedCount), limit);
+      if (pad.touchedCount >= limit && limit > 0 && countAbove(acc, pad.touched, pad.touchedCount, rest) >= limit) {
+        cut = kthLargest(valuesOf(acc, pad.touched, pad.touchedCount), limit);
         break;
       }
       const list = ordered[next]!;
       const termIdf = idf.get(list.term)!;
       rest -= termIdf * (k1 + 1);
-      pad.touchedCount = touchedCount;
-      pad.rejectedCount = rejectedCount;
       scoreList(list, termIdf, fieldWeights, k1, b, avgLength, postings, pad);
-      touchedCount = pad.touchedCount;
-      rejectedCount = pad.rejectedCount;
     }
-    let kept: ArrayLike<number> = pad.touched.subarray(0, touchedCount);
-    if (next < ordered.length) kept = finishCandidates(ordered.slice(next), idf, pad, touchedCount, cut, rest, fieldWeights, k1);
+    let kept: ArrayLike<number> = pad.touched.subarray(0, pad.touchedCount);
+    if (next < ordered.length) kept = finishCandidates(ordered.slice(next), idf, pad, cut, rest, fieldWeights, k1);
     const { lists } = postings;
     const pairs = queryPairs(terms, idf, lists);
     // Each list's idf by position (-1: a term the workspace does not hold).
@@ -117,12 +113,12 @@ export async function lexicalPath(
     }
     return { scores, signals: new LexicalSignals(rowOf, table), docs: top, ms: performance.now() - started };
   } finally {
-    for (let i = 0; i < touchedCount; i++) {
+    for (let i = 0; i < pad.touchedCount; i++) {
       const doc = pad.touched[i]!;
       acc[doc] = 0;
       seen[doc] = 0;
     }
-    for (let i = 0; i < rejectedCount; i++) seen[pad.rejected[i]!] = 0;
+    for (let i = 0; i < pad.rejectedCount; i++) seen[pad.rejected[i]!] = 0;
   }
 }
 
@@ -193,7 +189,6 @@ function finishCandidates(
   remaining: readonly PostingList[],
   idf: ReadonlyMap<string, number>,
   pad: typeof slots,
-  touchedCount: number,
   cut: number,
   rest: number,
   weights: LexicalParams['fieldWeights'],
@@ -203,7 +198,7 @@ function finishCandidates(
   let n = 0;
   const candidates = pad.candidates;
   let floor = cut - rest;
-  for (let i = 0; i < touchedCount; i++) {
+  for (let i = 0; i < pad.touchedCount; i++) {
     const doc = pad.touched[i]!;
     if (acc[doc]! >= floor) candidates[n++] = doc;
   }
