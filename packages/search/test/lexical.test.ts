@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchRequest } from '@engram/contracts';
 import { createSearchService, type SearchService } from '../src/index.js';
 import { buildIndex, pullRequest, type Indexed } from './fixture.js';
-import { DEFAULT_LEXICAL, kthLargest, lexicalPath } from '../src/paths/lexical.js';
-import { packFields, type PostingList, type PostingsRead, type SearchReadModel } from '@engram/stores';
+import { DEFAULT_LEXICAL, kthLargest, lexicalPath, scoreLexical } from '../src/paths/lexical.js';
+import { scoreOffThread } from '../src/paths/lexicalThread.js';
+import { GrowingPostingList, packFields, type PostingList, type PostingsRead, type SearchReadModel } from '@engram/stores';
 
 const pr = (n: number, title: string, body: string) => pullRequest(n, { title, body });
 
@@ -244,5 +245,113 @@ describe('the lexical path keeps its best candidates', () => {
       }
       return [...scores].sort((x, y) => y[1] - x[1] || (ids[x[0]]! < ids[y[0]]! ? -1 : 1));
     }
+  });
+});
+
+describe('the lexical thread', () => {
+  it('scores as the event loop does, as the index grows, with and without a filter, in more than one space', async () => {
+    let seed = 5;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const n = 12_000;
+    const ids = Array.from({ length: n }, (_, d) => `item_${String(Math.floor(next() * 1e6)).padStart(7, '0')}_${d}`);
+    const lengths = Array.from({ length: n }, () => 1 + Math.floor(next() * 80));
+    const live = Uint8Array.from({ length: n }, () => (next() < 0.9 ? 1 : 0));
+    // Positions too, so that the proximity signal is compared: each posting one or two positions below 40.
+    const lists = Object.entries({ printer: 0.5, comment: 0.2, union: 0.05, decorator: 0.01 }).map(([term, share]): PostingList => {
+      const docs = [...Array(n).keys()].filter(() => next() < share);
+      const posStart = new Uint32Array(docs.length + 1);
+      const positions: number[] = [];
+      docs.forEach((_, p) => {
+        const first = Math.floor(next() * 40);
+        positions.push(first, ...(next() < 0.5 ? [first + 1 + Math.floor(next() * 3)] : []));
+        posStart[p + 1] = positions.length;
+      });
+      return {
+        term,
+        df: docs.length,
+        count: docs.length,
+        docs: Int32Array.from(docs),
+        fields: Uint32Array.from(docs, () => packFields(['A', 'B', 'B', 'C', 'D'].filter(() => next() < 0.5))),
+        posStart,
+        positions: Uint16Array.from(positions),
+      };
+    });
+    const weights = new Map([['comment', 0.5]]);
+    const query = ['union', 'comment', 'printer', 'decorator'];
+    // The index as it was when `upTo` documents were in it (lists keep growing past a read's counts).
+    const readOf = (space: number, upTo: number, filtered: boolean): PostingsRead => {
+      const admits = (doc: number) => live[doc] === 1 && (!filtered || doc % 3 !== 0);
+      const cut = lists.map((l) => {
+        let count = 0;
+        while (count < l.count && l.docs[count]! < upTo) count++;
+        return { ...l, count, df: count };
+      });
+      return {
+        documents: upTo,
+        avgLength: 40,
+        lists: cut,
+        admits,
+        itemId: (d) => ids[d]!,
+        docLength: (d) => lengths[d]!,
+        stable: { space, ids: ids.slice(0, upTo), lengths: lengths.slice(0, upTo), ...(filtered ? {} : { live }) },
+      };
+    };
+    for (const space of [1_000_001, 1_000_002]) {
+      for (const upTo of [3_000, 7_000, n]) {
+        for (const filtered of [false, true]) {
+          const read = readOf(space, upTo, filtered);
+          const here = scoreLexical(read, query, DEFAULT_LEXICAL, weights)!;
+          const there = (await scoreOffThread(read, read.stable!, query, DEFAULT_LEXICAL, weights))!;
+          expect(there.docs.length).toBe(Math.min(DEFAULT_LEXICAL.candidates, here.docs.length));
+          expect([...there.docs]).toEqual([...here.docs]);
+          expect([...there.scores]).toEqual([...here.scores]);
+          expect([...there.table]).toEqual([...here.table]);
+          // And through the path: the same ids, scores and signals as a read the thread is not given.
+          const { stable: _, ...plain } = read;
+          const path = await lexicalPath({ postings: async () => read } as unknown as SearchReadModel, { workspaceId: 'ws' }, query, DEFAULT_LEXICAL, weights);
+          const inline = await lexicalPath({ postings: async () => plain } as unknown as SearchReadModel, { workspaceId: 'ws' }, query, DEFAULT_LEXICAL, weights);
+          expect([...path.scores]).toEqual([...inline.scores]);
+          for (const id of inline.scores.keys()) expect(path.signals!.get(id)).toEqual(inline.signals!.get(id));
+        }
+      }
+    }
+  });
+  it('reads the in-memory index\'s lists in place, as they were when the search read them, while they grow and are compacted', async () => {
+    let seed = 9;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const n = 8_000;
+    const ids = Array.from({ length: 2 * n }, (_, d) => `item_${d}`);
+    const lengths = Array.from({ length: 2 * n }, () => 1 + Math.floor(next() * 60));
+    const live = new Uint8Array(2 * n).fill(1);
+    const lists = ['format', 'markdown', 'table'].map((term) => new GrowingPostingList(term));
+    const fill = (from: number, to: number) => {
+      for (let doc = from; doc < to; doc++) {
+        lists.forEach((list, i) => {
+          if (next() < [0.6, 0.2, 0.05][i]!) list.append(doc, packFields(['A', 'B', 'B', 'D'].filter(() => next() < 0.5)), [Math.floor(next() * 30), 30 + Math.floor(next() * 30)]);
+        });
+      }
+    };
+    fill(0, n);
+    const read: PostingsRead = {
+      documents: n,
+      avgLength: 30,
+      // As the index hands them out: the lists themselves, which go on growing.
+      lists,
+      admits: (doc) => live[doc] === 1,
+      itemId: (d) => ids[d]!,
+      docLength: (d) => lengths[d]!,
+      stable: { space: 1_000_003, ids: ids.slice(0, n), lengths: lengths.slice(0, n), live: live.slice(0, n) },
+    };
+    const query = ['markdown', 'table', 'format'];
+    const here = scoreLexical(read, query, DEFAULT_LEXICAL)!;
+    const pending = scoreOffThread(read, read.stable!, query, DEFAULT_LEXICAL);
+    expect(read.lists.every((l) => l.docs.buffer instanceof SharedArrayBuffer)).toBe(true);
+    // Meanwhile the index moves on: half of its documents retired and compacted away, then more added.
+    for (let doc = 0; doc < n; doc += 2) live[doc] = 0;
+    for (const list of lists) list.compact((doc) => live[doc] === 1);
+    fill(n, 2 * n);
+    const there = (await pending)!;
+    expect([...there.docs]).toEqual([...here.docs]);
+    expect([...there.table]).toEqual([...here.table]);
   });
 });

@@ -5,7 +5,7 @@ import type { SearchReadModel } from './types.js';
 
 export * from './types.js';
 export { itemFilterSql, itemPredicate, narrowsItems } from './filterSql.js';
-export { fieldTf, packFields, parseTsvector, type DocumentTerm } from './postingLists.js';
+export { fieldTf, GrowingPostingList, packFields, parseTsvector, type DocumentTerm } from './postingLists.js';
 export { createSqlReadModel } from './sql.js';
 export { createMemoryReadModel } from './memory.js';
 

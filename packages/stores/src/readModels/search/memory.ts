@@ -1,7 +1,7 @@
 import { changesSince, createFollower, FEED_START, feedProbe, feedStart, type FeedPosition } from '../../changeFeed.js';
 import type { Db, Queryable } from '../../db.js';
 import { readCommitted } from '../../pglite/thread.js';
-import { itemPredicate } from './filterSql.js';
+import { itemPredicate, narrowsItems } from './filterSql.js';
 import { actorRolesOf } from './people.js';
 import { pgNumberArray } from './pgArrays.js';
 import { GrowingPostingList, parseTsvector, type DocumentTerm } from './postingLists.js';
@@ -54,8 +54,12 @@ const roleAt = (packed: number): number => packed % ROLE_SLOTS;
 /** Whether a list's dead entries are enough of it to drop them (at least 32, and half the list). */
 const mostlyDead = (dead: number, length: number): boolean => dead >= 32 && dead * 2 >= length;
 
+let nextSpace = 1;
+
 /** One workspace's documents (a document is one version of an item) and what search reads of them. */
 class WorkspaceIndex {
+  /** This index's ordinal space (`StableOrdinals.space`): unique in the process. */
+  readonly space = nextSpace++;
   readonly ids: string[] = [];
   readonly ordOf = new Map<string, number>();
   alive = new Uint8Array(1024);
@@ -674,7 +678,8 @@ export function createMemoryReadModel(
         const list = i === undefined ? undefined : ws.lists[i];
         return list && list.live > 0 ? [list] : [];
       });
-      return { ...stats, lists, admits: admitting(ws, filter), itemId: (doc) => ws.ids[doc]!, docLength: (doc) => ws.length[doc]! };
+      const stable = { space: ws.space, ids: ws.ids, lengths: ws.length, ...(narrowsItems(filter) ? {} : { live: ws.alive }) };
+      return { ...stats, lists, admits: admitting(ws, filter), itemId: (doc) => ws.ids[doc]!, docLength: (doc) => ws.length[doc]!, stable };
     },
 
     async entityMatches(filter, keys): Promise<EntityMatchesRead> {

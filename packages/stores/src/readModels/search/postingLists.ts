@@ -24,15 +24,20 @@ export const fieldTf = (packed: number, field: 0 | 1 | 2 | 3): number => (packed
  * A growable posting list: postings are appended as documents are indexed, and a replaced or deleted
  * document's postings stay until `compact` drops them (the reader skips them by the document's
  * liveness). `live` counts the postings of live documents: the term's document frequency.
+ *
+ * Its arrays are on SharedArrayBuffers, and what a reader saw of them never changes: appends write past
+ * `count`, growing and compacting make new arrays. So another thread can score a read's first `count`
+ * postings in place while this one goes on appending (`lexicalThread.ts` in the search package): a
+ * query's lists at 100k items are megabytes, and copying them for each search cost more than scoring them.
  */
 export class GrowingPostingList implements PostingList {
   count = 0;
   live = 0;
   dead = 0;
-  docs = new Int32Array(4);
-  fields = new Uint32Array(4);
-  posStart = new Uint32Array(5);
-  positions = new Uint16Array(8);
+  docs = shared(Int32Array, 4);
+  fields = shared(Uint32Array, 4);
+  posStart = shared(Uint32Array, 5);
+  positions = shared(Uint16Array, 8);
 
   constructor(readonly term: string) {}
 
@@ -65,8 +70,19 @@ export class GrowingPostingList implements PostingList {
     this.dead++;
   }
 
-  /** Drops the postings of documents that are no longer live, keeping order. */
+  /** Drops the postings of documents that are no longer live, keeping order, into new arrays. */
   compact(isLive: (doc: number) => boolean): void {
+    let kept = 0;
+    let keptPositions = 0;
+    for (let p = 0; p < this.count; p++) {
+      if (!isLive(this.docs[p]!)) continue;
+      kept++;
+      keptPositions += this.posStart[p + 1]! - this.posStart[p]!;
+    }
+    const docs = shared(Int32Array, Math.max(4, kept));
+    const fields = shared(Uint32Array, Math.max(4, kept));
+    const posStart = shared(Uint32Array, Math.max(4, kept) + 1);
+    const positions = shared(Uint16Array, Math.max(8, keptPositions));
     let out = 0;
     let pos = 0;
     for (let p = 0; p < this.count; p++) {
@@ -74,14 +90,18 @@ export class GrowingPostingList implements PostingList {
       if (!isLive(doc)) continue;
       const start = this.posStart[p]!;
       const end = this.posStart[p + 1]!;
-      this.docs[out] = doc;
-      this.fields[out] = this.fields[p]!;
-      this.posStart[out] = pos;
-      this.positions.copyWithin(pos, start, end);
+      docs[out] = doc;
+      fields[out] = this.fields[p]!;
+      posStart[out] = pos;
+      positions.set(this.positions.subarray(start, end), pos);
       pos += end - start;
       out++;
     }
-    this.posStart[out] = pos;
+    posStart[out] = pos;
+    this.docs = docs;
+    this.fields = fields;
+    this.posStart = posStart;
+    this.positions = positions;
     this.count = out;
     this.dead = 0;
   }
@@ -93,9 +113,15 @@ export class GrowingPostingList implements PostingList {
 }
 
 type TypedArray = Int32Array | Uint32Array | Uint16Array;
+type TypedArrayKind<T extends TypedArray> = { new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number };
 
-function grow<T extends TypedArray>(array: T, size: number, Kind: new (n: number) => T): T {
-  const next = new Kind(size);
+/** A typed array of `length` elements on a SharedArrayBuffer of its own. */
+function shared<T extends TypedArray>(Kind: TypedArrayKind<T>, length: number): T {
+  return new Kind(new SharedArrayBuffer(length * Kind.BYTES_PER_ELEMENT));
+}
+
+function grow<T extends TypedArray>(array: T, size: number, Kind: TypedArrayKind<T>): T {
+  const next = shared(Kind, size);
   next.set(array);
   return next;
 }

@@ -39,6 +39,23 @@ export interface PostingsRead extends CollectionStats {
   admits(doc: number): boolean;
   itemId(doc: number): string;
   docLength(doc: number): number;
+  /** Set where the read's ordinals outlive it (the in-memory index): see `StableOrdinals`. */
+  stable?: StableOrdinals;
+}
+
+/**
+ * A read whose ordinals outlive it: a document's ordinal, item id and length never change (an in-memory
+ * index numbers each version of an item anew), so a scorer in another thread can keep `ids` and
+ * `lengths` and be sent only what was appended since.
+ */
+export interface StableOrdinals {
+  /** Names the ordinal space (one workspace's index in this process); a new space starts from nothing. */
+  space: number;
+  /** Item id and length by ordinal, append-only. */
+  ids: readonly string[];
+  lengths: readonly number[];
+  /** Where the filter is the workspace alone: which ordinals are current documents (`admits(doc)` is `live[doc] === 1`). */
+  live?: Uint8Array;
 }
 
 /**
