@@ -1,6 +1,6 @@
 export * from './db.js';
 export { DataDirInUseError } from './pglite/dirLock.js';
-export { BACKGROUND_NICE, backgroundNiceValue, lowerThreadPriority, reportWasmBytes, setBackgroundNice, spawnModuleWorker, threadMemory, type ThreadMemory } from './threads.js';
+export { BACKGROUND_NICE, backgroundNiceValue, lowerThreadPriority, replyingThread, reportWasmBytes, setBackgroundNice, spawnModuleWorker, threadMemory, type ReplyingThread, type ThreadMemory } from './threads.js';
 export { changesSince, consistentReads, feedStart, tableChanges, type FeedPosition } from './changeFeed.js';
 export { readCommitted, runInBackground, runInteractive } from './pglite/thread.js';
 export * from './crypto.js';

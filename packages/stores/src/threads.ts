@@ -8,7 +8,7 @@ import { getPriority, setPriority } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { Worker, type Transferable, type WorkerOptions } from 'node:worker_threads';
 
 /** A thread's memory: its V8 heap and, for the embedded database, its WebAssembly heap (outside V8's). */
 export interface ThreadMemory {
@@ -63,6 +63,104 @@ function startWorker(url: URL, options: Omit<WorkerOptions, 'eval'>): Worker {
   const api = pathToFileURL(join(dirname(manifestPath), relative)).href;
   const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => tsx.tsImport(${JSON.stringify(url.href)}, { parentURL: ${JSON.stringify(url.href)} }));`;
   return new Worker(bootstrap, { ...options, eval: true });
+}
+
+/**
+ * A thread that answers requests (the vector scan thread, the lexical thread): started on first use and again
+ * on the next use after it died (what it held died with it: `epoch` moves), and holding the process alive
+ * only while a reply is pending. The thread's module posts `{ ready: true }` once loaded (a message sent
+ * earlier would be lost), and answers each message that has an `id` with a reply of that `id`, or
+ * `{ id, error }`. Should the thread fail to start, every later request fails at once (the callers do the
+ * work themselves) and none starts it again.
+ */
+export interface ReplyingThread<Request, Reply extends { id: number }> {
+  /** Sends the message made for a new id, starting the thread if it is not running, and resolves with its reply. */
+  request(message: (id: number) => Request, transfer?: Transferable[]): Promise<Reply>;
+  /** Sends a message that needs no reply, once the thread has started (in order with every other message). */
+  post(message: Request, transfer?: Transferable[]): Promise<void>;
+  /** Which start of the thread is running, starting it if it is not (null when it cannot start). */
+  epoch(): number | null;
+  /** Which start ran last (0: none yet); no start. */
+  lastEpoch(): number;
+}
+
+export function replyingThread<Request, Reply extends { id: number }>(url: URL, name: string): ReplyingThread<Request, Reply> {
+  let current: { worker: Worker; started: Promise<void> } | null = null;
+  let epoch = 0;
+  let unavailable: Error | null = null;
+  let nextId = 1;
+  const waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (e: Error) => void }>();
+
+  function start(): { worker: Worker; started: Promise<void> } {
+    epoch++;
+    const worker = spawnModuleWorker(url);
+    let isReady = false;
+    let ready: () => void = () => undefined;
+    let failed: (e: Error) => void = () => undefined;
+    const started = new Promise<void>((resolve, reject) => {
+      ready = resolve;
+      failed = reject;
+    });
+    // Its rejection is the callers' (each awaits it); none left unhandled here.
+    started.catch(() => undefined);
+    const self = { worker, started };
+    worker.on('message', (m: Reply | { ready: true } | { id: number; error: string }) => {
+      if ('ready' in m) {
+        isReady = true;
+        return ready();
+      }
+      const entry = waiting.get(m.id);
+      if (!entry) return;
+      waiting.delete(m.id);
+      // Held only while a reply is pending: an idle thread keeps no process alive.
+      if (waiting.size === 0) worker.unref();
+      if ('error' in m) entry.reject(new Error(`${name} failed: ${m.error}`));
+      else entry.resolve(m);
+    });
+    const fail = (err: Error) => {
+      if (current === self) current = null;
+      if (!isReady) unavailable = err;
+      failed(err);
+      for (const entry of waiting.values()) entry.reject(err);
+      waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the ${name} thread exited with code ${code}`)));
+    return self;
+  }
+
+  const running = () => {
+    if (unavailable) throw unavailable;
+    return (current ??= start());
+  };
+
+  return {
+    async request(message, transfer = []) {
+      const { worker, started } = running();
+      worker.ref();
+      const id = nextId++;
+      const answer = new Promise<Reply>((resolve, reject) => waiting.set(id, { resolve, reject }));
+      try {
+        await started;
+      } catch (err) {
+        waiting.delete(id);
+        throw err;
+      }
+      worker.postMessage(message(id), transfer);
+      return answer;
+    },
+    async post(message, transfer = []) {
+      const { worker, started } = running();
+      await started;
+      worker.postMessage(message, transfer);
+    },
+    epoch() {
+      if (unavailable) return null;
+      running();
+      return epoch;
+    },
+    lastEpoch: () => epoch,
+  };
 }
 
 /**

@@ -10,8 +10,8 @@
  * appended since the last one, in order with every other message. A thread that dies takes its spaces
  * with it; the next job starts it again and sends each space from the start.
  */
-import type { Transferable, Worker } from 'node:worker_threads';
-import { spawnModuleWorker, type PostingList, type PostingsRead, type StableOrdinals } from '@engram/stores';
+import type { Transferable } from 'node:worker_threads';
+import { replyingThread, type PostingList, type PostingsRead, type StableOrdinals } from '@engram/stores';
 import type { LexicalParams, LexicalScores } from './bm25f.js';
 
 export interface LexicalJob {
@@ -33,59 +33,13 @@ export interface LexicalJob {
 
 export type LexicalReply = { id: number; scores: LexicalScores | null } | { id: number; error: string };
 
-interface LexicalThread {
-  worker: Worker;
-  started: Promise<void>;
-  /** Ordinals of each space this thread holds. */
-  held: Map<number, number>;
-}
+const thread = replyingThread<LexicalJob, { id: number; scores: LexicalScores | null }>(
+  new URL(import.meta.url.endsWith('.ts') ? './lexicalWorker.ts' : './lexicalWorker.js', import.meta.url),
+  'lexical scoring',
+);
 
-let thread: LexicalThread | null = null;
-/** Why the thread could not start: then every job fails at once (the caller scores on its own thread). */
-let unavailable: Error | null = null;
-let nextId = 1;
-const waiting = new Map<number, { resolve: (scores: LexicalScores | null) => void; reject: (e: Error) => void; mask: Uint8Array }>();
-
-function start(): LexicalThread {
-  const worker = spawnModuleWorker(new URL(import.meta.url.endsWith('.ts') ? './lexicalWorker.ts' : './lexicalWorker.js', import.meta.url));
-  let isReady = false;
-  let ready: () => void = () => undefined;
-  let failed: (e: Error) => void = () => undefined;
-  const started = new Promise<void>((resolve, reject) => {
-    ready = resolve;
-    failed = reject;
-  });
-  // Rejections are the callers' (they score on their own thread); none left unhandled here.
-  started.catch(() => undefined);
-  const self: LexicalThread = { worker, started, held: new Map() };
-  worker.on('message', (m: LexicalReply | { ready: true }) => {
-    if ('ready' in m) {
-      isReady = true;
-      return ready();
-    }
-    const entry = waiting.get(m.id);
-    if (!entry) return;
-    waiting.delete(m.id);
-    returnMask(entry.mask);
-    // Held only while a job is pending: an idle thread keeps no process alive.
-    if (waiting.size === 0) worker.unref();
-    if ('error' in m) entry.reject(new Error(`lexical scoring failed: ${m.error}`));
-    else entry.resolve(m.scores);
-  });
-  const fail = (err: Error) => {
-    if (thread === self) thread = null;
-    if (!isReady) unavailable = err;
-    failed(err);
-    for (const entry of waiting.values()) {
-      returnMask(entry.mask);
-      entry.reject(err);
-    }
-    waiting.clear();
-  };
-  worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`the lexical thread exited with code ${code}`)));
-  return self;
-}
+/** Ordinals of each space the running thread holds, and which start of it that is. */
+const held = { epoch: 0, spaces: new Map<number, number>() };
 
 /**
  * `scoreLexical` of `postings` on the lexical thread (null: the workspace holds none of the terms). Rejects
@@ -98,22 +52,20 @@ export async function scoreOffThread(
   params: LexicalParams,
   weights?: ReadonlyMap<string, number>,
 ): Promise<LexicalScores | null> {
-  if (unavailable) throw unavailable;
-  thread ??= start();
-  const self = thread;
-  // Everything the job reads of the index is copied now, in this turn: the index moves on meanwhile.
-  const { job, transfer } = jobOf(self, postings, stable, terms, params, weights);
-  self.worker.ref();
-  const answer = new Promise<LexicalScores | null>((resolve, reject) => waiting.set(job.id, { resolve, reject, mask: job.admitted }));
-  try {
-    await self.started;
-  } catch (err) {
-    waiting.delete(job.id);
-    returnMask(job.admitted);
-    throw err;
+  const epoch = thread.epoch();
+  if (epoch === null) throw new Error('the lexical thread could not start');
+  if (held.epoch !== epoch) {
+    held.epoch = epoch;
+    held.spaces.clear();
   }
-  self.worker.postMessage(job, transfer);
-  return answer;
+  // Everything the job reads of the index is taken now, in this turn: the index moves on meanwhile.
+  const { job, transfer } = jobOf(postings, stable, terms, params, weights);
+  try {
+    return (await thread.request((id) => ({ ...job, id }), transfer)).scores;
+  } finally {
+    // Answered, or the thread is gone: the mask is free again.
+    returnMask(job.admitted);
+  }
 }
 
 /**
@@ -137,13 +89,12 @@ function returnMask(mask: Uint8Array): void {
 }
 
 function jobOf(
-  self: LexicalThread,
   postings: PostingsRead,
   stable: StableOrdinals,
   terms: readonly string[],
   params: LexicalParams,
   weights?: ReadonlyMap<string, number>,
-): { job: LexicalJob; transfer: Transferable[] } {
+): { job: Omit<LexicalJob, 'id'>; transfer: Transferable[] } {
   const transfer: Transferable[] = [];
   let maxDoc = -1;
   const lists = postings.lists.map((list): PostingList => {
@@ -179,13 +130,12 @@ function jobOf(
       }
     }
   }
-  const from = self.held.get(stable.space) ?? 0;
+  const from = held.spaces.get(stable.space) ?? 0;
   const to = stable.ids.length;
   const lengths = Float64Array.from(stable.lengths.slice(from, to));
   transfer.push(lengths.buffer);
-  self.held.set(stable.space, to);
-  const job: LexicalJob = {
-    id: nextId++,
+  held.spaces.set(stable.space, to);
+  const job: Omit<LexicalJob, 'id'> = {
     space: stable.space,
     from,
     ids: stable.ids.slice(from, to),

@@ -14,8 +14,7 @@
  * A graph dies with its thread: `threadEpoch()` moves when a thread starts, and a graph of an earlier one
  * is built again.
  */
-import type { Transferable, Worker } from 'node:worker_threads';
-import { spawnModuleWorker } from '../threads.js';
+import { replyingThread } from '../threads.js';
 
 export interface ScanRequest {
   id: number;
@@ -52,55 +51,9 @@ export interface ScanFound {
   distances: Float32Array;
 }
 
-interface ScanThread {
-  worker: Worker;
-  /** Settles once the thread's module has loaded: a message sent earlier would be lost. */
-  started: Promise<void>;
-}
+type ScanReplyFound = { id: number; rows: Uint32Array | Float64Array; distances: Float32Array; fine?: ScanFound };
 
-let thread: ScanThread | null = null;
-let epoch = 0;
-/** Why the thread could not start: then every scan fails at once (the caller scans itself), none respawns it. */
-let unavailable: Error | null = null;
-let nextId = 1;
-const waiting = new Map<number, { resolve: (r: ScanReplyFound) => void; reject: (e: Error) => void }>();
-type ScanReplyFound = { rows: Uint32Array | Float64Array; distances: Float32Array; fine?: ScanFound };
-
-function start(): ScanThread {
-  epoch++;
-  const worker = spawnModuleWorker(new URL(import.meta.url.endsWith('.ts') ? './scanWorker.ts' : './scanWorker.js', import.meta.url));
-  let isReady = false;
-  let ready: () => void = () => undefined;
-  let failed: (e: Error) => void = () => undefined;
-  const started = new Promise<void>((resolve, reject) => {
-    ready = resolve;
-    failed = reject;
-  });
-  const self: ScanThread = { worker, started };
-  worker.on('message', (m: ScanReply | { ready: true }) => {
-    if ('ready' in m) {
-      isReady = true;
-      return ready();
-    }
-    const entry = waiting.get(m.id);
-    if (!entry) return;
-    waiting.delete(m.id);
-    // Held only while a scan is pending: an idle scan thread keeps no process alive.
-    if (waiting.size === 0) worker.unref();
-    if ('error' in m) entry.reject(new Error(`vector scan failed: ${m.error}`));
-    else entry.resolve(m);
-  });
-  const fail = (err: Error) => {
-    if (thread === self) thread = null;
-    if (!isReady) unavailable = err;
-    failed(err);
-    for (const entry of waiting.values()) entry.reject(err);
-    waiting.clear();
-  };
-  worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`the scan thread exited with code ${code}`)));
-  return self;
-}
+const thread = replyingThread<ScanRequest | GraphRequest, ScanReplyFound>(new URL(import.meta.url.endsWith('.ts') ? './scanWorker.ts' : './scanWorker.js', import.meta.url), 'vector scan');
 
 /**
  * The `count` best rows of a shared matrix's first `rows` rows by inner product with `query` (the matrix
@@ -115,37 +68,17 @@ export async function scanShared(
   count: number,
   rescore?: Rescore,
 ): Promise<ScanFound & { fine?: ScanFound }> {
-  return request((id) => ({ id, data, rows, dims, query, count, ...(rescore ? { rescore } : {}) }) satisfies ScanRequest) as Promise<ScanFound & { fine?: ScanFound }>;
-}
-
-/** Sends a message that asks for a reply, starting the thread if it is not running. */
-async function request(message: (id: number) => ScanRequest | GraphRequest, transfer: Transferable[] = []): Promise<ScanReplyFound> {
-  if (unavailable) throw unavailable;
-  thread ??= start();
-  const { worker, started } = thread;
-  worker.ref();
-  const id = nextId++;
-  const answer = new Promise<ScanReplyFound>((resolve, reject) => waiting.set(id, { resolve, reject }));
-  try {
-    await started;
-  } catch (err) {
-    waiting.delete(id);
-    throw err;
-  }
-  worker.postMessage(message(id), transfer);
-  return answer;
+  return thread.request((id) => ({ id, data, rows, dims, query, count, ...(rescore ? { rescore } : {}) }) satisfies ScanRequest) as Promise<ScanFound & { fine?: ScanFound }>;
 }
 
 /** Which start of the thread is running: a graph of an earlier one is gone. */
 export function threadEpoch(): number {
-  return epoch;
+  return thread.lastEpoch();
 }
 
 /** Starts the thread if it is not running and says which start it is (null when it cannot start). */
 export function runningEpoch(): number | null {
-  if (unavailable) return null;
-  thread ??= start();
-  return epoch;
+  return thread.epoch();
 }
 
 /**
@@ -155,29 +88,20 @@ export function runningEpoch(): number | null {
  */
 export function graphAdd(graph: number, dims: number, keys: Float64Array, vectors: Float32Array, options: { acked: boolean; create?: boolean }): Promise<void> {
   const message = { op: 'graph-add', graph, dims, keys, vectors, ...(options.create ? { create: true } : {}) } as const;
-  if (options.acked) return request((id) => ({ ...message, id }), [vectors.buffer as ArrayBuffer]).then(() => undefined);
-  return post(message, [vectors.buffer as ArrayBuffer]);
+  if (options.acked) return thread.request((id) => ({ ...message, id }), [vectors.buffer as ArrayBuffer]).then(() => undefined);
+  return thread.post(message, [vectors.buffer as ArrayBuffer]);
 }
 
 export function graphRemove(graph: number, keys: Float64Array): Promise<void> {
-  return post({ op: 'graph-remove', graph, keys });
+  return thread.post({ op: 'graph-remove', graph, keys });
 }
 
 export function graphDrop(graph: number): Promise<void> {
-  return post({ op: 'graph-drop', graph });
+  return thread.post({ op: 'graph-drop', graph });
 }
 
 /** The keys of (about) the `keep` chunks nearest to `query` among the graph's `count` nearest by its int8 distances, nearest first. */
 export async function graphSearch(graph: number, query: Float32Array, count: number, keep: number): Promise<Float64Array> {
-  const found = await request((id) => ({ op: 'graph-search', id, graph, query, count, keep }));
+  const found = await thread.request((id) => ({ op: 'graph-search', id, graph, query, count, keep }));
   return found.rows as Float64Array;
-}
-
-/** A message that needs no reply, sent once the thread has started (in order with every other message). */
-async function post(message: GraphRequest, transfer: Transferable[] = []): Promise<void> {
-  if (unavailable) throw unavailable;
-  thread ??= start();
-  const { worker, started } = thread;
-  await started;
-  worker.postMessage(message, transfer);
 }
