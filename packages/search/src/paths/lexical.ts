@@ -1,6 +1,6 @@
 import type { PostingsRead, SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
-import { DEFAULT_LEXICAL, S, scoreLexical, SIGNAL_COUNT, type LexicalParams, type SIGNAL_NAMES } from './bm25f.js';
+import { DEFAULT_LEXICAL, S, scoreLexical, SIGNAL_COUNT, type LexicalParams, type LexicalScores, type SIGNAL_NAMES } from './bm25f.js';
 import { scoreOffThread } from './lexicalThread.js';
 import type { PathResult, PathSignals } from './types.js';
 
@@ -19,9 +19,9 @@ const SAFE_TERM = /^[\p{L}\p{N}]+$/u;
  * (BM25F's saturation stays below 1). Terms are scored from the rarest; once the candidates' cut score
  * is above what the terms left could add together, no document outside the candidates can reach the cut,
  * and the common terms' long lists are only searched for the candidates still in reach, instead of
- * scoring each of their postings (`bm25f.ts`). A read of thousands of postings from the in-memory index is
- * scored on the lexical thread (`lexicalThread.ts`): under concurrent searches it was a third of the
- * event loop's time at 100k items, with the second core partly idle.
+ * scoring each of their postings (`bm25f.ts`). While other searches are under way, a read of thousands of
+ * postings from the in-memory index is scored on the lexical thread (`lexicalThread.ts`): under concurrent
+ * searches it was a third of the event loop's time at 100k items, with the second core partly idle.
  */
 export async function lexicalPath(
   read: SearchReadModel,
@@ -33,13 +33,29 @@ export async function lexicalPath(
   const started = performance.now();
   const unique = [...new Set(terms.filter((t) => SAFE_TERM.test(t)))];
   if (unique.length === 0) return { scores: new Map(), ms: 0 };
-  const postings = await read.postings(filter, unique);
-  // A long read is scored on the lexical thread where the read's ordinals outlive it; on this thread
-  // otherwise, and should the thread fail.
-  const offThread =
-    postings.stable && postingsCount(postings) >= THREAD_MIN_POSTINGS ? await scoreOffThread(postings, postings.stable, terms, params, weights).catch(() => undefined) : undefined;
-  const scored = offThread === undefined ? scoreLexical(postings, terms, params, weights) : offThread;
-  if (!scored) return { scores: new Map(), ms: performance.now() - started };
+  running++;
+  try {
+    const postings = await read.postings(filter, unique);
+    // A long read is scored on the lexical thread where the read's ordinals outlive it and other searches
+    // want this thread meanwhile; here otherwise (alone, the round trip would only add to its time), and
+    // should the thread fail.
+    const offThread =
+      postings.stable && running > 1 && postingsCount(postings) >= THREAD_MIN_POSTINGS
+        ? await scoreOffThread(postings, postings.stable, terms, params, weights).catch(() => undefined)
+        : undefined;
+    const scored = offThread === undefined ? scoreLexical(postings, terms, params, weights) : offThread;
+    if (scored) return resultOf(postings, scored, started);
+  } finally {
+    running--;
+  }
+  return { scores: new Map(), ms: performance.now() - started };
+}
+
+/** Lexical paths under way in this process (each from its read to its scores). */
+let running = 0;
+
+/** The path's result from its scores: item ids for the thread's ordinals, and the signals' table as it is. */
+function resultOf(postings: PostingsRead, scored: LexicalScores, started: number): PathResult {
   const { docs, scores: normalized, table } = scored;
   const scores = new Map<string, number>();
   const rowOf = new Map<string, number>();
