@@ -42,6 +42,8 @@ export function createSearchService(deps: SearchDeps) {
   const rerankDepth = deps.rerankDepth ?? RERANK_DEPTH;
   // A first stage read from memory spends its time on this event loop, as the embedded default's does.
   const gate = new SearchGate(deps.concurrency ?? (deps.db.kind === 'pglite' || read.kind === 'memory' ? DEFAULT_EMBEDDED_CONCURRENCY : 0));
+  // A search alone scores its lexical path here; beside others, long reads go to the lexical thread.
+  const lexicalOffThread = () => gate.active > 1;
 
   /** A search, once the gate admits it; `latency.total` counts the wait, `latency.queue` shows it. */
   function search(workspaceId: string, request: SearchRequest, options: SearchOptions = {}): Promise<SearchOutcome> {
@@ -68,7 +70,7 @@ export function createSearchService(deps: SearchDeps) {
       filter: toItemFilter(workspaceId, request.filters),
     };
 
-    const retrieved = await retrieve({ db: deps.db, read, vectors: deps.vectors, embedder, centroids, actors, lexical }, question, runs, options.signal);
+    const retrieved = await retrieve({ db: deps.db, read, vectors: deps.vectors, embedder, centroids, actors, lexical, lexicalOffThread }, question, runs, options.signal);
     // Text only for what the second stage scores or the page shows.
     const requestedMode = request.mode;
     const pageEnd = request.offset + request.limit;

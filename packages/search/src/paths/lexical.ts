@@ -19,8 +19,8 @@ const SAFE_TERM = /^[\p{L}\p{N}]+$/u;
  * (BM25F's saturation stays below 1). Terms are scored from the rarest; once the candidates' cut score
  * is above what the terms left could add together, no document outside the candidates can reach the cut,
  * and the common terms' long lists are only searched for the candidates still in reach, instead of
- * scoring each of their postings (`bm25f.ts`). While other searches are under way, a read of thousands of
- * postings from the in-memory index is scored on the lexical thread (`lexicalThread.ts`): under concurrent
+ * scoring each of their postings (`bm25f.ts`). While other searches are under way (`offThread`), a read of
+ * thousands of postings from the in-memory index is scored on the lexical thread (`lexicalThread.ts`): under concurrent
  * searches it was a third of the event loop's time at 100k items, with the second core partly idle.
  */
 export async function lexicalPath(
@@ -29,30 +29,22 @@ export async function lexicalPath(
   terms: string[],
   params: LexicalParams = DEFAULT_LEXICAL,
   weights?: ReadonlyMap<string, number>,
+  options: { offThread?: boolean } = {},
 ): Promise<PathResult> {
   const started = performance.now();
   const unique = [...new Set(terms.filter((t) => SAFE_TERM.test(t)))];
   if (unique.length === 0) return { scores: new Map(), ms: 0 };
-  running++;
-  try {
-    const postings = await read.postings(filter, unique);
-    // A long read is scored on the lexical thread where the read's ordinals outlive it and other searches
-    // want this thread meanwhile; here otherwise (alone, the round trip would only add to its time), and
-    // should the thread fail.
-    const offThread =
-      postings.stable && running > 1 && postingsCount(postings) >= THREAD_MIN_POSTINGS
-        ? await scoreOffThread(postings, postings.stable, terms, params, weights).catch(() => undefined)
-        : undefined;
-    const scored = offThread === undefined ? scoreLexical(postings, terms, params, weights) : offThread;
-    if (scored) return resultOf(postings, scored, started);
-  } finally {
-    running--;
-  }
-  return { scores: new Map(), ms: performance.now() - started };
+  const postings = await read.postings(filter, unique);
+  // With `offThread` (other searches want this thread meanwhile), a long read is scored on the lexical
+  // thread where the read's ordinals outlive it; here otherwise (a search alone would only wait for the
+  // round trip), and should the thread fail.
+  const offThread =
+    options.offThread && postings.stable && postingsCount(postings) >= THREAD_MIN_POSTINGS
+      ? await scoreOffThread(postings, postings.stable, terms, params, weights).catch(() => undefined)
+      : undefined;
+  const scored = offThread === undefined ? scoreLexical(postings, terms, params, weights) : offThread;
+  return scored ? resultOf(postings, scored, started) : { scores: new Map(), ms: performance.now() - started };
 }
-
-/** Lexical paths under way in this process (each from its read to its scores). */
-let running = 0;
 
 /** The path's result from its scores: item ids for the thread's ordinals, and the signals' table as it is. */
 function resultOf(postings: PostingsRead, scored: LexicalScores, started: number): PathResult {

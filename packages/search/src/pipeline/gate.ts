@@ -13,6 +13,11 @@ export class SearchGate {
     if (!Number.isInteger(limit) || limit < 0) throw new Error(`search concurrency must be a whole number >= 0, got ${limit}`);
   }
 
+  /** Searches admitted and not yet done (with `limit` 0, every search under way). */
+  get active(): number {
+    return this.running;
+  }
+
   /** Searches waiting for a place. */
   get queued(): number {
     return this.waiting.length;
@@ -20,7 +25,14 @@ export class SearchGate {
 
   /** Runs `fn` once admitted. Rejects with the signal's reason, and leaves the queue, when `signal` aborts first. */
   async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    if (this.limit === 0) return fn();
+    if (this.limit === 0) {
+      this.running++;
+      try {
+        return await fn();
+      } finally {
+        this.running--;
+      }
+    }
     signal?.throwIfAborted();
     if (this.running < this.limit) this.running++;
     else await this.wait(signal);

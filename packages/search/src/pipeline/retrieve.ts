@@ -24,6 +24,8 @@ export interface RetrieveDeps {
   centroids: CentroidCache;
   actors: ActorDirectoryCache;
   lexical: LexicalParams;
+  /** Whether the lexical path may score a long read on its thread: while other searches are under way. */
+  lexicalOffThread?: () => boolean;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function retrieve(deps: RetrieveDeps, q: Question, runs: (p: PathNa
         )
       : null;
   const [lexical, entity, actor, vector, cluster] = await Promise.all([
-    runs('lexical') ? lexicalPath(deps.read, q.filter, q.terms, deps.lexical, q.termWeights) : emptyPath(),
+    runs('lexical') ? lexicalPath(deps.read, q.filter, q.terms, deps.lexical, q.termWeights, { offThread: deps.lexicalOffThread?.() ?? false }) : emptyPath(),
     runs('entity') ? entityPath(deps.read, q.filter, queryEntities(q.topic), PATH_K) : emptyPath(),
     runs('actor') ? actorPath(deps.read, deps.actors, q.filter, { terms: q.terms, words: q.words, k: PATH_K }) : { ...emptyPath(), actorIds: [] as string[] },
     runs('vector') && embedding ? embedding.then((e) => (e ? vectorPath(deps.vectors, q.filter, e.vector, PATH_K) : emptyPath())) : emptyPath(),
