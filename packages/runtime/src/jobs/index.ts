@@ -1,5 +1,4 @@
 import { createIndexer } from '@engram/indexer';
-import { statisticsKeeper } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
 import { expertiseHandler } from './expertise.js';
 import { indexEventHandler } from './indexEvent.js';
@@ -18,13 +17,8 @@ export interface Jobs {
 export async function startJobs(runtime: Runtime): Promise<Jobs> {
   const { db, vectors, embedder, queue, logger } = runtime;
   const indexer = createIndexer({ db, vectors, embedder, logger, read: runtime.searchRead() });
-  // On a server, the planner's statistics follow an import's growth (see `statisticsKeeper`).
-  const statistics = statisticsKeeper(db, {
-    onAnalyzed: (tables, ms) => logger.info({ tables, ms: Math.round(ms) }, 'planner statistics refreshed'),
-    onError: (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'planner statistics not refreshed; the next indexed event tries again'),
-  });
   queue.process({
-    ...indexEventHandler(runtime, indexer, statistics),
+    ...indexEventHandler(runtime, indexer),
     ...reclusterHandler(runtime),
     ...expertiseHandler(runtime),
     ...syncPageHandler(runtime),
@@ -35,7 +29,6 @@ export async function startJobs(runtime: Runtime): Promise<Jobs> {
     async stop() {
       stopSweep();
       await queue.close(runtime.config.shutdownTimeoutMs);
-      await statistics.settled();
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Indexer } from '@engram/indexer';
 import { jobCatalog, PermanentJobError, type JobHandlers } from '@engram/queue';
-import { markEvent, type StatisticsKeeper } from '@engram/stores';
+import { markEvent } from '@engram/stores';
 import type { Runtime } from '../runtime.js';
 import { requestExpertisePass } from './expertise.js';
 import { rebuildWhenQuiet, requestBurstRecluster } from './recluster.js';
@@ -16,10 +16,9 @@ import { rebuildWhenQuiet, requestBurstRecluster } from './recluster.js';
  * refreshed by the next paced pass (`requestExpertisePass`). An event whose last attempt fails (the
  * embedding provider rejects the key, say) is marked failed with the error, so its import reports it
  * and `engram import --wait` ends (non-zero) instead of waiting on an event nothing will pick up again;
- * importing the same file again retries it. Each indexed event nudges `statistics` (a server's planner
- * statistics, refreshed in the background as the tables grow).
+ * importing the same file again retries it.
  */
-export function indexEventHandler(runtime: Runtime, indexer: Indexer, statistics?: StatisticsKeeper): Pick<JobHandlers, 'index.event'> {
+export function indexEventHandler(runtime: Runtime, indexer: Indexer): Pick<JobHandlers, 'index.event'> {
   const { queue } = runtime;
   return {
     'index.event': async ({ workspaceId, eventId }, ctx) => {
@@ -31,7 +30,6 @@ export function indexEventHandler(runtime: Runtime, indexer: Indexer, statistics
         throw error;
       });
       if (outcome.status === 'indexed') {
-        statistics?.nudge();
         await requestBurstRecluster(runtime, workspaceId);
         if ((await queue.depths())['index.event'].waiting === 0) await rebuildWhenQuiet(runtime, workspaceId);
       }

@@ -52,52 +52,6 @@ export async function analyzeStaleTables(db: Db, between: () => Promise<void> = 
   return stale.rows.map((r) => r.name);
 }
 
-/** Runs `analyzeStaleTables` in the background as writes go on; see `statisticsKeeper`. */
-export interface StatisticsKeeper {
-  /** Writes happened: analyze what went stale, unless a look ran less than `everyMs` ago or one is running. */
-  nudge(): void;
-  /** Resolves once no look is running (before the database is closed). */
-  settled(): Promise<void>;
-}
-
-/**
- * `analyzeStaleTables` after writes, in the background, at most once per `everyMs` and one at a time: the
- * index jobs nudge it after each indexed event, so an import's later batches are planned with statistics
- * that follow the tables' growth (a table is analyzed again once a fifth of it changed, so a look finds
- * nothing to do most of the time, and analyzes each table a few dozen times over an import of 100k items).
- * Without it a server whose autovacuum has not caught up plans the import's first batches as if the tables
- * were empty: a batch's `DELETE FROM postings WHERE item_id = ANY($1)` scanned the table (98 ms on average
- * over the first 56 of a 30k import). Failures go to `onError` and the next nudge tries again. A no-op on
- * the embedded database.
- */
-export function statisticsKeeper(
-  db: Db,
-  options: { everyMs?: number; onAnalyzed?: (tables: string[], ms: number) => void; onError?: (error: unknown) => void } = {},
-): StatisticsKeeper {
-  const everyMs = options.everyMs ?? 10_000;
-  let lastStart = -Infinity;
-  let running: Promise<void> | undefined;
-  return {
-    nudge() {
-      if (db.kind !== 'postgres' || running || performance.now() - lastStart < everyMs) return;
-      lastStart = performance.now();
-      running = analyzeStaleTables(db)
-        .then(
-          (tables) => {
-            if (tables.length > 0) options.onAnalyzed?.(tables, performance.now() - lastStart);
-          },
-          (error: unknown) => options.onError?.(error),
-        )
-        .finally(() => {
-          running = undefined;
-        });
-    },
-    async settled() {
-      await running;
-    },
-  };
-}
-
 /** Tables smaller than this are left to the planner's defaults (a scan of them costs little either way). */
 const STALE_MIN_ROWS = 1_000;
 
