@@ -12,6 +12,7 @@
  */
 import type { Transferable } from 'node:worker_threads';
 import { replyingThread, type PostingList, type PostingsRead, type StableOrdinals } from '@engram/stores';
+import { arrayPool } from '../arrayPool.js';
 import type { LexicalParams, LexicalScores } from './bm25f.js';
 
 export interface LexicalJob {
@@ -64,29 +65,17 @@ export async function scoreOffThread(
     return (await thread.request((id) => ({ ...job, id }), transfer)).scores;
   } finally {
     // Answered, or the thread is gone: the mask is free again.
-    returnMask(job.admitted);
+    masks.give(job.admitted);
   }
 }
 
 /**
  * Admission masks (a byte an ordinal) on SharedArrayBuffers, each back here once its job is answered: a
  * fresh 100 KB array a search at 100k items cost more in page faults than copying into it (a third of the
- * server's faults under 16 clients, on a VM where a fault costs 13 us).
+ * server's faults under 16 clients, on a VM where a fault costs 13 us). Made with room to grow: an index
+ * gains ordinals with every write.
  */
-const masks: Uint8Array[] = [];
-const MASKS_KEPT = 8;
-
-function takeMask(length: number): Uint8Array {
-  const at = masks.findIndex((m) => m.length >= length);
-  if (at >= 0) return masks.splice(at, 1)[0]!;
-  // Room to grow: an index gains ordinals with every write.
-  return new Uint8Array(new SharedArrayBuffer(Math.ceil(length * 1.25) + 1024));
-}
-
-function returnMask(mask: Uint8Array): void {
-  masks.push(mask);
-  if (masks.length > MASKS_KEPT) masks.sort((a, b) => b.length - a.length).pop();
-}
+const masks = arrayPool((length): Uint8Array => new Uint8Array(new SharedArrayBuffer(Math.ceil(length * 1.25) + 1024)));
 
 function jobOf(
   postings: PostingsRead,
@@ -117,7 +106,7 @@ function jobOf(
     transfer.push(copy.docs.buffer, copy.fields.buffer, copy.posStart.buffer, copy.positions.buffer);
     return copy;
   });
-  const admitted = takeMask(maxDoc + 1);
+  const admitted = masks.take(maxDoc + 1);
   if (stable.live) {
     admitted.set(stable.live.subarray(0, maxDoc + 1));
   } else {
