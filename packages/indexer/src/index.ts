@@ -15,7 +15,7 @@ export { lexicalFields, LEXICAL_VERSION, MAX_BODY_TOKENS, relexIfStale, relexWor
 export { makeSnippet, plainText, SNIPPET_LENGTH } from './snippet.js';
 export { canonicalKey, identityKeys, itemRefs, type LinkRef } from './links/keys.js';
 export { edgeTypeOf, type EdgeType } from './links/edgeTypes.js';
-export { deriveEdges, deriveEdgesWith, keyFinderOver, lookupKeys, SHARED_KEY_LIMIT, TITLE_KEY_LIMIT, type KeyFinder, type LinkedItem } from './links/deriveEdges.js';
+export { batchKeyFinder, deriveEdges, deriveEdgesWith, SHARED_KEY_LIMIT, TITLE_KEY_LIMIT, type KeyFinder, type LinkedItem } from './links/deriveEdges.js';
 export { identitiesOf, isBotRef, normalizeName } from './actors/identity.js';
 export { resolveActor, resolveActors } from './actors/resolve.js';
 export * from './embeddings/index.js';

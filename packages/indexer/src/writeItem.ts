@@ -21,7 +21,7 @@ import {
 import { resolveActors } from './actors/resolve.js';
 import { extractEntities } from './entities/index.js';
 import { lexicalFields } from './lexical.js';
-import { deriveEdgesWith, keyFinderOver, lookupKeys, type LinkedItem } from './links/deriveEdges.js';
+import { batchKeyFinder, deriveEdgesWith, type LinkedItem } from './links/deriveEdges.js';
 import { identityKeys, itemRefs } from './links/keys.js';
 
 export type WriteResult =
@@ -134,7 +134,7 @@ export async function writeItems(tx: Queryable, workspaceId: string, writes: rea
   await adjustActorItemCounts(tx, delta, [...new Set(mergedInto.values())].map(survivor));
   await markExpertiseStale(tx, workspaceId, actorIdsOf.flat());
 
-  const find = keyFinderOver(await findKeyRows(tx, workspaceId, linked.flatMap(lookupKeys)));
+  const find = await batchKeyFinder((keys) => findKeyRows(tx, workspaceId, keys), linked);
   const edgesOf: EdgeRow[][] = [];
   for (const l of linked) edgesOf.push(await deriveEdgesWith(find, l));
   await replaceItemsEdges(tx, { workspaceId, itemIds: linked.map((l) => l.id), edges: edgesOf.flat() });

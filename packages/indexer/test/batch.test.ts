@@ -170,6 +170,25 @@ describe.each(databaseBackends())('indexing staged events in batches ($name)', (
     expect(b).toEqual(a);
   });
 
+  it('links a change that arrives after a revert by its title only as far as the title is rare', async () => {
+    // A revert that names only a title links to the earlier items of its type holding that title, when at most
+    // TITLE_KEY_LIMIT do. Four "Update dependencies" commits, then the revert: it links to all four. A fifth
+    // such commit arriving later makes five holders, so the revert must not link to it: the batch reads the
+    // title's other holders because something refers to that title.
+    const ws = await testWorkspace(db);
+    const day = (d: number) => `2025-02-0${d}T10:00:00.000Z`;
+    const bump = (n: number, d: number) => commit(sha(`d0${n}`), { title: 'Update dependencies', occurredAt: day(d), updatedAt: day(d) });
+    const revert = commit(sha('e0e0'), { title: 'Revert "Update dependencies"', body: 'It broke the build.', occurredAt: day(9), updatedAt: day(9) });
+    const first = await indexer.indexEvents(await stage(db, ws, [bump(1, 1), bump(2, 2), bump(3, 3), bump(4, 4), revert]));
+    expect(first.every((r) => 'outcome' in r && r.outcome.status === 'indexed')).toBe(true);
+    const reverts = async () => (await snapshot(db, vectors, ws)).edges.filter((e) => e.includes('-reverts->'));
+    expect(await reverts()).toHaveLength(4);
+    const late = await indexer.indexEvents(await stage(db, ws, [bump(5, 5)]));
+    expect(late.every((r) => 'outcome' in r && r.outcome.status === 'indexed')).toBe(true);
+    expect(await reverts()).toHaveLength(4);
+    expect((await reverts()).some((e) => e.includes(sha('d05')))).toBe(false);
+  });
+
   it('gathers index.event calls made together into one batch', async () => {
     const ws = await testWorkspace(db);
     const ids = await stage(db, ws, Array.from({ length: 12 }, (_, i) => pullRequest(100 + i, { title: `Concurrent change ${i}` })));

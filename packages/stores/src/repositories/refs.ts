@@ -92,14 +92,19 @@ export async function replaceItemsRefs(tx: Queryable, workspaceId: string, items
   );
 }
 
-/** Every identity key and reference on these keys in a workspace, with its item's type and time. */
-export async function findKeyRows(db: Queryable, workspaceId: string, keys: readonly string[]): Promise<KeyMatch[]> {
-  if (keys.length === 0) return [];
+/**
+ * The rows on some keys in a workspace, with their items' types and times: every row on `anyRelation`,
+ * and the rows other than identity rows (references) on `referencesOnly`.
+ */
+export async function findKeyRows(db: Queryable, workspaceId: string, keys: { anyRelation: readonly string[]; referencesOnly: readonly string[] }): Promise<KeyMatch[]> {
+  const anyRelation = new Set(keys.anyRelation);
+  const referencesOnly = [...new Set(keys.referencesOnly)].filter((k) => !anyRelation.has(k));
+  if (anyRelation.size === 0 && referencesOnly.length === 0) return [];
   const res = await db.query<KeyRow>(
     `SELECT r.item_id, i.type, i.occurred_at, r.key, r.relation, r.confidence
      FROM item_refs r JOIN items i ON i.id = r.item_id
-     WHERE r.workspace_id = $1 AND r.key = ANY($2::text[])`,
-    [workspaceId, [...new Set(keys)]],
+     WHERE r.workspace_id = $1 AND (r.key = ANY($2::text[]) OR (r.key = ANY($3::text[]) AND r.relation <> $4))`,
+    [workspaceId, [...anyRelation], referencesOnly, IDENTITY_RELATION],
   );
   return res.rows.map(toKeyMatch);
 }
