@@ -87,33 +87,70 @@ export async function assignClusters(db: Db, workspaceId: string, items: readonl
   if (!first) return [];
   const unique = new Set(items.map((i) => i.itemId));
   if (unique.size !== items.length) return sequential(db, workspaceId, items, options);
-  // One batch of a workspace at a time in this process: a batch plans against the cached centroids and
-  // updates them before it commits, so a second one planning meanwhile would only lose its race.
-  return serialized(db, workspaceId, async () => {
+  // What the items need about themselves is read while earlier batches plan: nothing another batch of
+  // this workspace does changes it (a redelivery of the same item meanwhile loses at the write, below).
+  const ownStates = readItemClusterStates(db, workspaceId, [...unique], TOPICAL_CATEGORIES);
+  ownStates.catch(() => undefined);
+  const lane = laneOf(db, workspaceId);
+  // One batch of a workspace plans at a time in this process, against the cached centroids as the batches
+  // planned before it left them; its write then waits for theirs (`lane.writes`), so the next batch plans
+  // while this one writes.
+  const planned = await lane.plans.run(async () => {
     const space = options.space ?? DEFAULT_FEATURE_SPACE;
     const dimensions = first.vector.length + space.entityDimensions;
-    const cache = await centroidsFor(db, workspaceId, dimensions, { ttlMs: options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS, itemCounts: options.itemCounts });
-    const states = await readItemStates(db, workspaceId, [...unique], cache.itemCount);
+    const epoch = lane.epoch;
+    // A reload while an earlier batch's write is pending would read the clusters without it.
+    const ttlMs = lane.writes.pending > 0 ? Number.POSITIVE_INFINITY : (options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS);
+    const cache = await centroidsFor(db, workspaceId, dimensions, { ttlMs, itemCounts: options.itemCounts });
+    const states = withTopicalEntities(await ownStates, cache.itemCount);
     const plan = await planBatch(workspaceId, cache, items, states, options, space);
-    if (plan === null) {
-      invalidateCentroids(db, workspaceId);
-      return sequential(db, workspaceId, items, options);
+    // Queued before the next batch may plan, so writes go in the order the plans were made.
+    return { written: lane.writes.run(() => writePlanned(db, lane, { workspaceId, items, options, cache, plan, epoch })) };
+  });
+  return planned.written;
+}
+
+/**
+ * A planned batch's write, in plan order. Every batch planned before it has written by now, so a cluster
+ * one of them wrote is compared with the version that write left (`lane.renamed`), which this plan
+ * already counted; a version anyone else moved (a member moved one by one, another process) still fails
+ * the compare-and-set. When an earlier batch of the lane lost or failed (`lane.epoch` moved), this plan
+ * may count writes that never happened: its items go the single-item way.
+ */
+async function writePlanned(db: Db, lane: Lane, batch: { workspaceId: string; items: readonly BatchItem[]; options: AssignOptions; cache: WorkspaceCentroids; plan: BatchPlan | null; epoch: number }): Promise<Assignment[]> {
+  const { workspaceId, items, options, cache, plan } = batch;
+  try {
+    if (plan === null || batch.epoch !== lane.epoch) return await oneByOne(db, lane, workspaceId, items, options);
+    const renamed = lane.renamedOn(cache);
+    const updates = plan.write.updates.map((u) => ({ ...u, version: current(renamed, u.clusterId, u.version) }));
+    const seeds = new Set(plan.write.seeds.map((c) => c.clusterId));
+    let versions: Map<string, string> | null;
+    try {
+      versions = await writeClusterBatch(db, { ...plan.write, updates });
+    } catch (err) {
+      lane.lost(db, workspaceId);
+      throw err;
     }
-    const versions = await writeClusterBatch(db, plan.write);
-    if (versions === null) {
-      invalidateCentroids(db, workspaceId);
-      return sequential(db, workspaceId, items, options);
-    }
+    if (versions === null) return await oneByOne(db, lane, workspaceId, items, options);
+    for (const u of updates) renamed.set(versionKey(u.clusterId, u.version), versions.get(u.clusterId)!);
     for (const [clusterId, version] of versions) {
+      if (seeds.has(clusterId)) renamed.set(versionKey(clusterId, ''), version);
       const cluster = cache.clusters.get(clusterId);
       if (cluster) cluster.version = version;
     }
     const out: Assignment[] = [];
-    for (const [index, item] of items.entries()) {
-      out.push(plan.placed.get(index) ?? (await assignOne(db, { workspaceId, ...item, options }, null)));
-    }
+    for (const [index, item] of items.entries()) out.push(plan.placed.get(index) ?? (await assignOne(db, { workspaceId, ...item, options }, null)));
     return out;
-  });
+  } finally {
+    // No plan left that read a version before one of these writes.
+    if (lane.plans.pending === 0 && lane.writes.pending === 1) lane.renamedOn(cache).clear();
+  }
+}
+
+/** A batch the lane could not write as planned: the batches planned after it are not either. */
+function oneByOne(db: Db, lane: Lane, workspaceId: string, items: readonly BatchItem[], options: AssignOptions): Promise<Assignment[]> {
+  lane.lost(db, workspaceId);
+  return sequential(db, workspaceId, items, options);
 }
 
 /** The one-by-one path. */
@@ -123,19 +160,60 @@ async function sequential(db: Db, workspaceId: string, items: readonly BatchItem
   return out;
 }
 
-const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
+/** Work run one at a time, in the order it was queued. */
+class Turns {
+  private tail: Promise<unknown> = Promise.resolve();
+  /** Queued or running. */
+  pending = 0;
 
-function serialized<T>(db: object, workspaceId: string, run: () => Promise<T>): Promise<T> {
-  let perDb = queues.get(db);
-  if (!perDb) queues.set(db, (perDb = new Map()));
-  const previous = perDb.get(workspaceId) ?? Promise.resolve();
-  const next = previous.then(run, run);
-  const settled = next.catch(() => undefined);
-  perDb.set(workspaceId, settled);
-  void settled.then(() => {
-    if (perDb.get(workspaceId) === settled) perDb.delete(workspaceId);
-  });
-  return next;
+  run<T>(work: () => Promise<T>): Promise<T> {
+    this.pending++;
+    const next = this.tail.then(work, work).finally(() => this.pending--);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+const versionKey = (clusterId: string, version: string): string => `${clusterId}\u0000${version}`;
+
+/** The version a cluster seen at `version` has after the writes `renamed` records. */
+function current(renamed: ReadonlyMap<string, string>, clusterId: string, version: string): string {
+  for (let next = renamed.get(versionKey(clusterId, version)); next !== undefined; next = renamed.get(versionKey(clusterId, version))) version = next;
+  return version;
+}
+
+/** A workspace's batches in this process: planned one at a time, written one at a time in plan order. */
+class Lane {
+  readonly plans = new Turns();
+  readonly writes = new Turns();
+  /** Moves when a batch's write lost or failed: the plans made after it counted its placements. */
+  epoch = 0;
+  /**
+   * Per loaded cache: a cluster's version as a plan on it saw it -> the version the next write of a batch
+   * planned on it left. A plan on a cache loaded later did not count those writes unless it read them.
+   */
+  private readonly renamed = new WeakMap<WorkspaceCentroids, Map<string, string>>();
+
+  renamedOn(cache: WorkspaceCentroids): Map<string, string> {
+    let map = this.renamed.get(cache);
+    if (!map) this.renamed.set(cache, (map = new Map()));
+    return map;
+  }
+
+  lost(db: object, workspaceId: string): void {
+    this.epoch++;
+    invalidateCentroids(db, workspaceId);
+  }
+}
+
+const lanes = new WeakMap<object, Map<string, Lane>>();
+
+function laneOf(db: object, workspaceId: string): Lane {
+  let perDb = lanes.get(db);
+  if (!perDb) lanes.set(db, (perDb = new Map()));
+  let lane = perDb.get(workspaceId);
+  if (!lane) perDb.set(workspaceId, (lane = new Lane()));
+  return lane;
 }
 
 /** Items a batch plans between two turns of the event loop. */
@@ -321,7 +399,6 @@ async function readItemState(db: Queryable, workspaceId: string, itemId: string,
   return { ...state, entities: state.mentions.map((m) => toTopicalEntity(m as EntityRow, itemCount)) };
 }
 
-async function readItemStates(db: Queryable, workspaceId: string, itemIds: string[], itemCount: number): Promise<Map<string, ItemState>> {
-  const states = await readItemClusterStates(db, workspaceId, itemIds, TOPICAL_CATEGORIES);
+function withTopicalEntities(states: Awaited<ReturnType<typeof readItemClusterStates>>, itemCount: number): Map<string, ItemState> {
   return new Map([...states].map(([id, state]) => [id, { ...state, entities: state.mentions.map((m) => toTopicalEntity(m as EntityRow, itemCount)) }]));
 }
