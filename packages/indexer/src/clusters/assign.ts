@@ -61,7 +61,7 @@ export interface Assignment {
  * writers are safe: each write is a compare-and-set, retried on a fresh read when it loses.
  */
 export async function assignCluster(db: Db, input: AssignInput): Promise<Assignment> {
-  return assignOne(db, input, null);
+  return assignOne(db, input);
 }
 
 export interface BatchItem {
@@ -138,9 +138,12 @@ async function writePlanned(db: Db, lane: Lane, batch: { workspaceId: string; it
       const cluster = cache.clusters.get(clusterId);
       if (cluster) cluster.version = version;
     }
-    const out: Assignment[] = [];
-    for (const [index, item] of items.entries()) out.push(plan.placed.get(index) ?? (await assignOne(db, { workspaceId, ...item, options }, null)));
-    return out;
+    // Members that move go one by one after the batch; the lane's cache does not know where they went.
+    const moving = items.filter((_, index) => !plan.placed.has(index));
+    const moved = moving.length > 0 ? await sequential(db, workspaceId, moving, options) : [];
+    if (moving.length > 0) invalidateCentroids(db, workspaceId);
+    let next = 0;
+    return items.map((_, index) => plan.placed.get(index) ?? moved[next++]!);
   } finally {
     // No plan left that read a version before one of these writes.
     if (lane.plans.pending === 0 && lane.writes.pending === 1) lane.renamedOn(cache).clear();
@@ -148,15 +151,21 @@ async function writePlanned(db: Db, lane: Lane, batch: { workspaceId: string; it
 }
 
 /** A batch the lane could not write as planned: the batches planned after it are not either. */
-function oneByOne(db: Db, lane: Lane, workspaceId: string, items: readonly BatchItem[], options: AssignOptions): Promise<Assignment[]> {
+async function oneByOne(db: Db, lane: Lane, workspaceId: string, items: readonly BatchItem[], options: AssignOptions): Promise<Assignment[]> {
   lane.lost(db, workspaceId);
-  return sequential(db, workspaceId, items, options);
+  const out = await sequential(db, workspaceId, items, options);
+  invalidateCentroids(db, workspaceId);
+  return out;
 }
 
-/** The one-by-one path. */
+/**
+ * The one-by-one path, as another writer would take it: against centroids read for it alone. The lane's
+ * cache may hold placements of batches planned but not yet written, which this path must not store.
+ */
 async function sequential(db: Db, workspaceId: string, items: readonly BatchItem[], options: AssignOptions): Promise<Assignment[]> {
+  const own = {};
   const out: Assignment[] = [];
-  for (const item of items) out.push(await assignOne(db, { workspaceId, ...item, options }, null));
+  for (const item of items) out.push(await assignOne(db, { workspaceId, ...item, options }, own));
   return out;
 }
 
@@ -288,22 +297,21 @@ async function planBatch(
   };
 }
 
-async function assignOne(db: Db, input: AssignInput, prefetched: ItemState | null): Promise<Assignment> {
+/** One item, against the centroids cached for `cacheOwner` (the database handle's by default). */
+async function assignOne(db: Db, input: AssignInput, cacheOwner: object = db): Promise<Assignment> {
   const options = input.options ?? {};
   const space = options.space ?? DEFAULT_FEATURE_SPACE;
   const dimensions = input.vector.length + space.entityDimensions;
   const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   for (let attempt = 1; ; attempt++) {
-    let cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, itemCounts: options.itemCounts });
-    // A batch read the item's state before its earlier items were placed: its cluster count is not
-    // compared (this process's own seeds are already in the cache; another writer's show as a lost race).
-    const state = attempt === 1 && prefetched ? prefetched : await readItemState(db, input.workspaceId, input.itemId, cache.itemCount);
-    if (!(attempt === 1 && prefetched)) cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, clusterCount: state.clusterCount, itemCounts: options.itemCounts });
+    let cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, itemCounts: options.itemCounts, owner: cacheOwner });
+    const state = await readItemState(db, input.workspaceId, input.itemId, cache.itemCount);
+    cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, clusterCount: state.clusterCount, itemCounts: options.itemCounts, owner: cacheOwner });
     const feature = topicFeature(input.vector, input.entities ?? state.entities, space);
     const done = await place(db, cache, input, options, feature, state.currentClusterId, state.title, input.entities ?? state.entities);
     if (done) return done;
     // Lost a race with another writer: forget the cache and read again.
-    invalidateCentroids(db, input.workspaceId);
+    invalidateCentroids(cacheOwner, input.workspaceId);
     if (attempt >= MAX_ATTEMPTS) throw new Error(`assignCluster: item ${input.itemId} lost ${attempt} races for its cluster`);
   }
 }
