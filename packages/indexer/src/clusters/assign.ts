@@ -61,7 +61,7 @@ export interface Assignment {
  * writers are safe: each write is a compare-and-set, retried on a fresh read when it loses.
  */
 export async function assignCluster(db: Db, input: AssignInput): Promise<Assignment> {
-  return assignOne(db, input);
+  return assignOne(db, input, null);
 }
 
 export interface BatchItem {
@@ -87,142 +87,59 @@ export async function assignClusters(db: Db, workspaceId: string, items: readonl
   if (!first) return [];
   const unique = new Set(items.map((i) => i.itemId));
   if (unique.size !== items.length) return sequential(db, workspaceId, items, options);
-  // What the items need about themselves is read while earlier batches plan: nothing another batch of
-  // this workspace does changes it (a redelivery of the same item meanwhile loses at the write, below).
+  // What the items need about themselves is read before the workspace's turn, while other batches hold it:
+  // nothing another batch does changes it (a redelivery of the same item meanwhile loses at the write).
   const ownStates = readItemClusterStates(db, workspaceId, [...unique], TOPICAL_CATEGORIES);
   ownStates.catch(() => undefined);
-  const lane = laneOf(db, workspaceId);
-  // One batch of a workspace plans at a time in this process, against the cached centroids as the batches
-  // planned before it left them; its write then waits for theirs (`lane.writes`), so the next batch plans
-  // while this one writes.
-  const planned = await lane.plans.run(async () => {
+  // One batch of a workspace at a time in this process: a batch plans against the cached centroids and
+  // updates them before it commits, so a second one planning meanwhile would only lose its race.
+  return serialized(db, workspaceId, async () => {
     const space = options.space ?? DEFAULT_FEATURE_SPACE;
     const dimensions = first.vector.length + space.entityDimensions;
-    const epoch = lane.epoch;
-    // A reload while an earlier batch's write is pending would read the clusters without it.
-    const ttlMs = lane.writes.pending > 0 ? Number.POSITIVE_INFINITY : (options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS);
-    const cache = await centroidsFor(db, workspaceId, dimensions, { ttlMs, itemCounts: options.itemCounts });
+    const cache = await centroidsFor(db, workspaceId, dimensions, { ttlMs: options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS, itemCounts: options.itemCounts });
     const states = withTopicalEntities(await ownStates, cache.itemCount);
     const plan = await planBatch(workspaceId, cache, items, states, options, space);
-    // Queued before the next batch may plan, so writes go in the order the plans were made.
-    return { written: lane.writes.run(() => writePlanned(db, lane, { workspaceId, items, options, cache, plan, epoch })) };
-  });
-  return planned.written;
-}
-
-/**
- * A planned batch's write, in plan order. Every batch planned before it has written by now, so a cluster
- * one of them wrote is compared with the version that write left (`lane.renamed`), which this plan
- * already counted; a version anyone else moved (a member moved one by one, another process) still fails
- * the compare-and-set. When an earlier batch of the lane lost or failed (`lane.epoch` moved), this plan
- * may count writes that never happened: its items go the single-item way.
- */
-async function writePlanned(db: Db, lane: Lane, batch: { workspaceId: string; items: readonly BatchItem[]; options: AssignOptions; cache: WorkspaceCentroids; plan: BatchPlan | null; epoch: number }): Promise<Assignment[]> {
-  const { workspaceId, items, options, cache, plan } = batch;
-  try {
-    if (plan === null || batch.epoch !== lane.epoch) return await oneByOne(db, lane, workspaceId, items, options);
-    const renamed = lane.renamedOn(cache);
-    const updates = plan.write.updates.map((u) => ({ ...u, version: current(renamed, u.clusterId, u.version) }));
-    const seeds = new Set(plan.write.seeds.map((c) => c.clusterId));
-    let versions: Map<string, string> | null;
-    try {
-      versions = await writeClusterBatch(db, { ...plan.write, updates });
-    } catch (err) {
-      lane.lost(db, workspaceId);
-      throw err;
+    if (plan === null) {
+      invalidateCentroids(db, workspaceId);
+      return sequential(db, workspaceId, items, options);
     }
-    if (versions === null) return await oneByOne(db, lane, workspaceId, items, options);
-    for (const u of updates) renamed.set(versionKey(u.clusterId, u.version), versions.get(u.clusterId)!);
+    const versions = await writeClusterBatch(db, plan.write);
+    if (versions === null) {
+      invalidateCentroids(db, workspaceId);
+      return sequential(db, workspaceId, items, options);
+    }
     for (const [clusterId, version] of versions) {
-      if (seeds.has(clusterId)) renamed.set(versionKey(clusterId, ''), version);
       const cluster = cache.clusters.get(clusterId);
       if (cluster) cluster.version = version;
     }
-    // Members that move go one by one after the batch; the lane's cache does not know where they went.
-    const moving = items.filter((_, index) => !plan.placed.has(index));
-    const moved = moving.length > 0 ? await sequential(db, workspaceId, moving, options) : [];
-    if (moving.length > 0) invalidateCentroids(db, workspaceId);
-    let next = 0;
-    return items.map((_, index) => plan.placed.get(index) ?? moved[next++]!);
-  } finally {
-    // No plan left that read a version before one of these writes.
-    if (lane.plans.pending === 0 && lane.writes.pending === 1) lane.renamedOn(cache).clear();
-  }
+    const out: Assignment[] = [];
+    for (const [index, item] of items.entries()) {
+      out.push(plan.placed.get(index) ?? (await assignOne(db, { workspaceId, ...item, options }, null)));
+    }
+    return out;
+  });
 }
 
-/** A batch the lane could not write as planned: the batches planned after it are not either. */
-async function oneByOne(db: Db, lane: Lane, workspaceId: string, items: readonly BatchItem[], options: AssignOptions): Promise<Assignment[]> {
-  lane.lost(db, workspaceId);
-  const out = await sequential(db, workspaceId, items, options);
-  invalidateCentroids(db, workspaceId);
-  return out;
-}
-
-/**
- * The one-by-one path, as another writer would take it: against centroids read for it alone. The lane's
- * cache may hold placements of batches planned but not yet written, which this path must not store.
- */
+/** The one-by-one path. */
 async function sequential(db: Db, workspaceId: string, items: readonly BatchItem[], options: AssignOptions): Promise<Assignment[]> {
-  const own = {};
   const out: Assignment[] = [];
-  for (const item of items) out.push(await assignOne(db, { workspaceId, ...item, options }, own));
+  for (const item of items) out.push(await assignOne(db, { workspaceId, ...item, options }, null));
   return out;
 }
 
-/** Work run one at a time, in the order it was queued. */
-class Turns {
-  private tail: Promise<unknown> = Promise.resolve();
-  /** Queued or running. */
-  pending = 0;
+const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
 
-  run<T>(work: () => Promise<T>): Promise<T> {
-    this.pending++;
-    const next = this.tail.then(work, work).finally(() => this.pending--);
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
-}
-
-const versionKey = (clusterId: string, version: string): string => `${clusterId}\u0000${version}`;
-
-/** The version a cluster seen at `version` has after the writes `renamed` records. */
-function current(renamed: ReadonlyMap<string, string>, clusterId: string, version: string): string {
-  for (let next = renamed.get(versionKey(clusterId, version)); next !== undefined; next = renamed.get(versionKey(clusterId, version))) version = next;
-  return version;
-}
-
-/** A workspace's batches in this process: planned one at a time, written one at a time in plan order. */
-class Lane {
-  readonly plans = new Turns();
-  readonly writes = new Turns();
-  /** Moves when a batch's write lost or failed: the plans made after it counted its placements. */
-  epoch = 0;
-  /**
-   * Per loaded cache: a cluster's version as a plan on it saw it -> the version the next write of a batch
-   * planned on it left. A plan on a cache loaded later did not count those writes unless it read them.
-   */
-  private readonly renamed = new WeakMap<WorkspaceCentroids, Map<string, string>>();
-
-  renamedOn(cache: WorkspaceCentroids): Map<string, string> {
-    let map = this.renamed.get(cache);
-    if (!map) this.renamed.set(cache, (map = new Map()));
-    return map;
-  }
-
-  lost(db: object, workspaceId: string): void {
-    this.epoch++;
-    invalidateCentroids(db, workspaceId);
-  }
-}
-
-const lanes = new WeakMap<object, Map<string, Lane>>();
-
-function laneOf(db: object, workspaceId: string): Lane {
-  let perDb = lanes.get(db);
-  if (!perDb) lanes.set(db, (perDb = new Map()));
-  let lane = perDb.get(workspaceId);
-  if (!lane) perDb.set(workspaceId, (lane = new Lane()));
-  return lane;
+function serialized<T>(db: object, workspaceId: string, run: () => Promise<T>): Promise<T> {
+  let perDb = queues.get(db);
+  if (!perDb) queues.set(db, (perDb = new Map()));
+  const previous = perDb.get(workspaceId) ?? Promise.resolve();
+  const next = previous.then(run, run);
+  const settled = next.catch(() => undefined);
+  perDb.set(workspaceId, settled);
+  void settled.then(() => {
+    if (perDb.get(workspaceId) === settled) perDb.delete(workspaceId);
+  });
+  return next;
 }
 
 /** Items a batch plans between two turns of the event loop. */
@@ -297,21 +214,22 @@ async function planBatch(
   };
 }
 
-/** One item, against the centroids cached for `cacheOwner` (the database handle's by default). */
-async function assignOne(db: Db, input: AssignInput, cacheOwner: object = db): Promise<Assignment> {
+async function assignOne(db: Db, input: AssignInput, prefetched: ItemState | null): Promise<Assignment> {
   const options = input.options ?? {};
   const space = options.space ?? DEFAULT_FEATURE_SPACE;
   const dimensions = input.vector.length + space.entityDimensions;
   const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   for (let attempt = 1; ; attempt++) {
-    let cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, itemCounts: options.itemCounts, owner: cacheOwner });
-    const state = await readItemState(db, input.workspaceId, input.itemId, cache.itemCount);
-    cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, clusterCount: state.clusterCount, itemCounts: options.itemCounts, owner: cacheOwner });
+    let cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, itemCounts: options.itemCounts });
+    // A batch read the item's state before its earlier items were placed: its cluster count is not
+    // compared (this process's own seeds are already in the cache; another writer's show as a lost race).
+    const state = attempt === 1 && prefetched ? prefetched : await readItemState(db, input.workspaceId, input.itemId, cache.itemCount);
+    if (!(attempt === 1 && prefetched)) cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, clusterCount: state.clusterCount, itemCounts: options.itemCounts });
     const feature = topicFeature(input.vector, input.entities ?? state.entities, space);
     const done = await place(db, cache, input, options, feature, state.currentClusterId, state.title, input.entities ?? state.entities);
     if (done) return done;
     // Lost a race with another writer: forget the cache and read again.
-    invalidateCentroids(cacheOwner, input.workspaceId);
+    invalidateCentroids(db, input.workspaceId);
     if (attempt >= MAX_ATTEMPTS) throw new Error(`assignCluster: item ${input.itemId} lost ${attempt} races for its cluster`);
   }
 }

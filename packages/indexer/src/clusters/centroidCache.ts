@@ -56,15 +56,13 @@ export interface CentroidsForOptions {
   clusterCount?: number;
   /** Where a reload reads the workspace's item count (a read model); default: a count in SQL. */
   itemCounts?: Pick<SearchReadModel, 'stats'>;
-  /** Whose cache: the database handle's (default), or a caller's own (read fresh, shared with no one else). */
-  owner?: object;
 }
 
 /** The workspace's centroids of this dimension, reloaded when older than the TTL or when the cluster count differs from the cached one. */
 export async function centroidsFor(db: Queryable, workspaceId: string, dimensions: number, options: CentroidsForOptions): Promise<WorkspaceCentroids> {
-  const { ttlMs, clusterCount, itemCounts, owner = db } = options;
-  let perDb = caches.get(owner);
-  if (!perDb) caches.set(owner, (perDb = new Map()));
+  const { ttlMs, clusterCount, itemCounts } = options;
+  let perDb = caches.get(db);
+  if (!perDb) caches.set(db, (perDb = new Map()));
   const cached = perDb.get(workspaceId);
   if (cached && Date.now() - cached.loadedAt < ttlMs && (clusterCount === undefined || clusterCount === cached.clusters.size)) return cached;
   const fresh = await load(db, workspaceId, dimensions, itemCounts);
