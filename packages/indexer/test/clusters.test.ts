@@ -164,7 +164,6 @@ describe('assignClusters, batches called together', () => {
     expect((await centroids(together)).map((r) => `${r.n} ${r.c}`)).toEqual((await centroids(serial)).map((r) => `${r.n} ${r.c}`));
     for (const c of await clustersOf(together)) expect(await memberCount(c.id)).toBe(c.member_count);
   });
-
 });
 
 describe('recluster', () => {
