@@ -94,17 +94,15 @@ export async function replaceItemsRefs(tx: Queryable, workspaceId: string, items
 
 /**
  * The rows on some keys in a workspace, with their items' types and times: every row on `anyRelation`,
- * and the rows other than identity rows (references) on `referencesOnly`.
+ * and the rows other than identity rows (references) on `referencesOnly` (a key in both: every row, once).
  */
 export async function findKeyRows(db: Queryable, workspaceId: string, keys: { anyRelation: readonly string[]; referencesOnly: readonly string[] }): Promise<KeyMatch[]> {
-  const anyRelation = new Set(keys.anyRelation);
-  const referencesOnly = [...new Set(keys.referencesOnly)].filter((k) => !anyRelation.has(k));
-  if (anyRelation.size === 0 && referencesOnly.length === 0) return [];
+  if (keys.anyRelation.length === 0 && keys.referencesOnly.length === 0) return [];
   const res = await db.query<KeyRow>(
     `SELECT r.item_id, i.type, i.occurred_at, r.key, r.relation, r.confidence
      FROM item_refs r JOIN items i ON i.id = r.item_id
      WHERE r.workspace_id = $1 AND (r.key = ANY($2::text[]) OR (r.key = ANY($3::text[]) AND r.relation <> $4))`,
-    [workspaceId, [...anyRelation], referencesOnly, IDENTITY_RELATION],
+    [workspaceId, keys.anyRelation, keys.referencesOnly, IDENTITY_RELATION],
   );
   return res.rows.map(toKeyMatch);
 }
