@@ -148,6 +148,29 @@ describe('hardening over HTTP', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.stdout + bad.stderr).toMatch(/JSON/);
   }, 120_000);
+
+  it('imports posted at once each stage their whole file, and one that is not JSON fails alone', async () => {
+    const ws = await s.tenant();
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const file = (repo: string, n: number) =>
+      Array.from({ length: n }, (_, i) => {
+        const sha = randomBytes(20).toString('hex');
+        const who = { name: 'Ana', email: 'ana@example.com', date: `2026-11-0${1 + (i % 9)}T10:00:00Z` };
+        return JSON.stringify({ type: 'commit', sha, html_url: `https://github.com/${repo}/commit/${sha}`, commit: { message: `change ${i} in ${repo}`, author: who, committer: who } });
+      }).join('\n');
+    const post = (repo: string, content: string) => call(s.base, '/admin/imports', { headers: admin, body: { workspaceId: ws.workspaceId, provider: 'github', repo, content } });
+    const [first, broken, second] = await Promise.all([post('acme/one', file('acme/one', 700)), post('acme/two', 'not json\nnor this\n'), post('acme/three', file('acme/three', 40))]);
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ received: 700, staged: 700, inserted: 700, invalid: 0 });
+    expect(broken.status).toBe(400);
+    expect(second.status).toBe(202);
+    expect(second.body).toMatchObject({ received: 40, staged: 40, inserted: 40, invalid: 0 });
+    for (const [{ body }, events] of [[first, 700], [second, 40]] as const) {
+      const progress = await call(s.base, `/admin/imports/${body.importId}`, { method: 'GET', headers: admin });
+      expect(progress.status).toBe(200);
+      expect(progress.body.events).toBe(events);
+    }
+  }, 120_000);
 });
 
 describe('rate limits', () => {

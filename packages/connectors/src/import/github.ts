@@ -35,16 +35,17 @@ const zodMessage = (err: unknown): string => {
   return storable(err instanceof Error ? err.message : String(err));
 };
 
-export async function importGitHubExport(
-  deps: { db: Db; queue: JobQueue },
-  input: { workspaceId: string; repo: string; content: string },
-): Promise<ImportResult> {
-  const parsed = parseExportText(input.content);
+/**
+ * The file's entries as events, and the ones that are not. The parsed objects (as large again as the
+ * events) are garbage once this returns, before any of the staging's round trips.
+ */
+function normalizeExport(content: string, repo: string): { entries: { index: number; event: SourceEvent }[]; errors: { index: number; message: string }[]; received: number } {
+  const parsed = parseExportText(content);
   const errors = [...parsed.errors];
   const entries: { index: number; event: SourceEvent }[] = [];
   for (const { index, value } of parsed.objects) {
     try {
-      const event = normalizeGitHubObject(value, input.repo);
+      const event = normalizeGitHubObject(value, repo);
       // Validated, not replaced: the event as normalised is what the content hash has always covered.
       SourceEvent.parse(event);
       entries.push({ index, event });
@@ -56,14 +57,24 @@ export async function importGitHubExport(
   if (received > 0 && received === parsed.errors.length) {
     throw new ExportFormatError(`no entry of the file is JSON (${parsed.errors[0]!.message}): expected a JSON array or JSON Lines`);
   }
+  return { entries, errors, received };
+}
+
+export async function importGitHubExport(
+  deps: { db: Db; queue: JobQueue },
+  input: { workspaceId: string; repo: string; content: string },
+): Promise<ImportResult> {
+  const { entries, errors, received } = normalizeExport(input.content, input.repo);
+  const fileHash = sha256(input.content);
   const record = () =>
     upsertImport(deps.db, {
-      workspaceId: input.workspaceId, provider: 'github', container: input.repo.toLowerCase(), fileHash: sha256(input.content), received, invalid: errors.length, errors,
+      workspaceId: input.workspaceId, provider: 'github', container: input.repo.toLowerCase(), fileHash, received, invalid: errors.length, errors,
     });
   const importId = await record();
   const staged: { index: number; ids: string[]; inserted: number }[] = [];
-  for (let i = 0; i < entries.length; i += CHUNK) {
-    const chunk = entries.slice(i, i + CHUNK);
+  // Taken off the list as they go in: a staged chunk's events are garbage while the rest stage.
+  while (entries.length > 0) {
+    const chunk = entries.splice(0, CHUNK);
     try {
       const out = await stageEvents(deps.db, { workspaceId: input.workspaceId, importId, events: chunk.map((e) => e.event) });
       staged.push({ index: chunk[0]!.index, ids: out.ids, inserted: out.inserted });
