@@ -58,6 +58,7 @@ export const EnvSchema = z
     PGLITE_LOG_SLOW_MS: z.coerce.number().min(0).default(0),
     /** Linux: the nice value of background threads (re-cluster plan, area model) from 0 (as the process) to 19. */
     ENGRAM_BACKGROUND_NICE: z.coerce.number().int().min(0).max(19).default(10),
+    ENGRAM_HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(300).default(50),
     /**
      * Where searches read from: `memory` (an index held in this process, following the database's change
      * feed) or `sql` (the database's own indexes, on every search). Default: memory, except in a worker
@@ -155,6 +156,8 @@ export interface Config {
   pgliteLogSlowMs: number;
   /** Nice value of background threads (Linux). */
   backgroundNice: number;
+  /** How far V8 lets a heap grow past what its last full collection kept, in percent; 0: V8's own (up to 300). */
+  heapGrowthPercent: number;
   searchMaxStalenessMs: number;
   /** Searches in progress at once (0: no limit); unset: the search service's default for the database. */
   searchConcurrency?: number;
@@ -217,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     pgliteThread: e.PGLITE_THREAD,
     pgliteLogSlowMs: e.PGLITE_LOG_SLOW_MS,
     backgroundNice: e.ENGRAM_BACKGROUND_NICE,
+    heapGrowthPercent: e.ENGRAM_HEAP_GROWTH_PERCENT,
     searchMaxStalenessMs: e.SEARCH_MAX_STALENESS_MS,
     ...(e.SEARCH_CONCURRENCY !== undefined ? { searchConcurrency: e.SEARCH_CONCURRENCY } : {}),
     searchContextStalenessMs: e.SEARCH_CONTEXT_STALENESS_MS,

@@ -18,6 +18,7 @@ import {
 } from '@engram/stores';
 import type { Reranker } from '@engram/search';
 import type { Config } from './config.js';
+import { setHeapGrowth } from './process.js';
 import { createRankers } from './rankers.js';
 import type { Logger } from './logger.js';
 import { bootstrapAdminToken, loadSecretKey } from './secrets.js';
@@ -59,6 +60,7 @@ export interface Runtime {
 export async function createRuntime(config: Config, logger: Logger, overrides: { embedder?: EmbeddingProvider } = {}): Promise<Runtime> {
   await mkdir(config.dataDir, { recursive: true });
   setBackgroundNice(config.backgroundNice);
+  setHeapGrowth(config.heapGrowthPercent);
   const db = await openDatabase(config.databaseUrl, { pgliteThread: config.pgliteThread, logSlowMs: config.pgliteLogSlowMs });
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'migrations applied');

@@ -25,6 +25,12 @@ describe('configuration', () => {
     for (const bad of ['20', '-1', '2.5', 'low']) expect(() => loadConfig({ ENGRAM_BACKGROUND_NICE: bad })).toThrow(/ENGRAM_BACKGROUND_NICE/);
   });
 
+  it('lets a heap grow 50% past what its last full collection kept unless told otherwise (0: V8 decides), and rejects anything but a percent from 0 to 300', () => {
+    expect(loadConfig({}).heapGrowthPercent).toBe(50);
+    expect(loadConfig({ ENGRAM_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
+    for (const bad of ['301', '-1', '1.5', 'lots']) expect(() => loadConfig({ ENGRAM_HEAP_GROWTH_PERCENT: bad })).toThrow(/ENGRAM_HEAP_GROWTH_PERCENT/);
+  });
+
   it('searches from memory in every process that searches, and from SQL in a worker unless told otherwise', () => {
     const server = { DATABASE_URL: 'postgres://db/engram', ENGRAM_SECRET_KEY: 'x'.repeat(32), REDIS_URL: 'redis://r:6379' };
     expect(loadConfig({}).searchIndex).toBe('memory');
