@@ -187,11 +187,16 @@ export function centre(feature: Float32Array, mean: CentredMean): Float32Array {
  * centred feature and its length need not keep the feature too.
  */
 export function centreWithLength(feature: Float32Array, mean: CentredMean): { centred: Float32Array; length: number } {
-  const out = new Float32Array(feature.length);
-  for (let i = 0; i < feature.length; i++) out[i] = feature[i]! - (mean.mean[i] ?? 0);
-  const length = norm(out);
-  if (length > 0) for (let i = 0; i < out.length; i++) out[i]! /= length;
-  return { centred: out, length };
+  const centred = Float32Array.from(feature);
+  return { centred, length: centreInPlace(centred, mean) };
+}
+
+/** `centreWithLength` over the feature's own values (the same values, no second array); returns the length. */
+export function centreInPlace(feature: Float32Array, mean: CentredMean): number {
+  for (let i = 0; i < feature.length; i++) feature[i] = feature[i]! - (mean.mean[i] ?? 0);
+  const length = norm(feature);
+  if (length > 0) for (let i = 0; i < feature.length; i++) feature[i]! /= length;
+  return length;
 }
 
 /**

@@ -4,7 +4,7 @@
  * thread (reclusterWorker.ts) or inline; the same input gives the same plan either way. The input comes
  * in pages (as read from the database) with typed arrays, so the worker path can transfer them.
  */
-import { centredCosine, centredMean, centreWithLength, cosineToCentroid, meanOf, norm, toTopicalEntity, topicFeature, VectorSum, type CentredMean, type EntityRow, type FeatureSpace } from './features.js';
+import { centredCosine, centredMean, centreInPlace, cosineToCentroid, meanOf, norm, toTopicalEntity, topicFeature, VectorSum, type CentredMean, type EntityRow, type FeatureSpace } from './features.js';
 import { clusterLabels, itemTerms, type ClusterLabels, type LabelMember } from './labels.js';
 import { mergeClose, splitIncoherent, type Group, type PartitionOptions } from './partition.js';
 
@@ -142,9 +142,9 @@ interface Features {
 function finishPlan({ options, dimensions, sum, embedded, raw, titles, terms, itemIds, clusterIds }: Features): ReclusterPlan {
   const mean = centredMean(sum, embedded);
   const byCluster = new Map<string, Group>();
-  // Each member keeps its centred feature and the length it was divided by, not its raw feature as well:
-  // the raw feature is `length * centred + mean` (`rawMean`). Two features a member were a third of a
-  // 100k-item re-cluster's peak memory.
+  // Each member's feature is centred where it is, and the length it was divided by kept: the raw feature is
+  // `length * centred + mean` (`rawMean`). Two features a member were a third of a 100k-item re-cluster's
+  // peak memory, and a centred copy of each, freed only as garbage collection caught up, ~300 MB more.
   const lengths = new Float64Array(itemIds.length);
   for (let index = 0; index < itemIds.length; index++) {
     const feature = raw[index];
@@ -152,9 +152,8 @@ function finishPlan({ options, dimensions, sum, embedded, raw, titles, terms, it
     raw[index] = null;
     const clusterId = clusterIds[index]!;
     const group = byCluster.get(clusterId) ?? { id: clusterId, members: [], absorbed: [] };
-    const { centred, length } = centreWithLength(feature, mean);
-    lengths[index] = length;
-    group.members.push({ itemId: itemIds[index]!, feature: centred, index } as IndexedMember);
+    lengths[index] = centreInPlace(feature, mean);
+    group.members.push({ itemId: itemIds[index]!, feature, index } as IndexedMember);
     byCluster.set(clusterId, group);
   }
   const afterMerge = mergeClose([...byCluster.values()], dimensions, options.partition.mergeThreshold, options.partition.splitCoherence);
