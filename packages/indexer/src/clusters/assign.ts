@@ -61,7 +61,7 @@ export interface Assignment {
  * writers are safe: each write is a compare-and-set, retried on a fresh read when it loses.
  */
 export async function assignCluster(db: Db, input: AssignInput): Promise<Assignment> {
-  return assignOne(db, input, null);
+  return assignOne(db, input);
 }
 
 export interface BatchItem {
@@ -114,7 +114,7 @@ export async function assignClusters(db: Db, workspaceId: string, items: readonl
     }
     const out: Assignment[] = [];
     for (const [index, item] of items.entries()) {
-      out.push(plan.placed.get(index) ?? (await assignOne(db, { workspaceId, ...item, options }, null)));
+      out.push(plan.placed.get(index) ?? (await assignOne(db, { workspaceId, ...item, options })));
     }
     return out;
   });
@@ -123,7 +123,7 @@ export async function assignClusters(db: Db, workspaceId: string, items: readonl
 /** The one-by-one path. */
 async function sequential(db: Db, workspaceId: string, items: readonly BatchItem[], options: AssignOptions): Promise<Assignment[]> {
   const out: Assignment[] = [];
-  for (const item of items) out.push(await assignOne(db, { workspaceId, ...item, options }, null));
+  for (const item of items) out.push(await assignOne(db, { workspaceId, ...item, options }));
   return out;
 }
 
@@ -214,17 +214,15 @@ async function planBatch(
   };
 }
 
-async function assignOne(db: Db, input: AssignInput, prefetched: ItemState | null): Promise<Assignment> {
+async function assignOne(db: Db, input: AssignInput): Promise<Assignment> {
   const options = input.options ?? {};
   const space = options.space ?? DEFAULT_FEATURE_SPACE;
   const dimensions = input.vector.length + space.entityDimensions;
   const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   for (let attempt = 1; ; attempt++) {
     let cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, itemCounts: options.itemCounts });
-    // A batch read the item's state before its earlier items were placed: its cluster count is not
-    // compared (this process's own seeds are already in the cache; another writer's show as a lost race).
-    const state = attempt === 1 && prefetched ? prefetched : await readItemState(db, input.workspaceId, input.itemId, cache.itemCount);
-    if (!(attempt === 1 && prefetched)) cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, clusterCount: state.clusterCount, itemCounts: options.itemCounts });
+    const state = await readItemState(db, input.workspaceId, input.itemId, cache.itemCount);
+    cache = await centroidsFor(db, input.workspaceId, dimensions, { ttlMs: ttl, clusterCount: state.clusterCount, itemCounts: options.itemCounts });
     const feature = topicFeature(input.vector, input.entities ?? state.entities, space);
     const done = await place(db, cache, input, options, feature, state.currentClusterId, state.title, input.entities ?? state.entities);
     if (done) return done;
