@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clusterLabels } from '../src/clusters/index.js';
 
-const member = (title: string, centrality: number, terms: string[]) => ({ title, centrality, terms: new Set(terms) });
+const member = (title: string, centrality: number, terms: string[]) => ({ title, centrality, terms });
 
 describe('cluster labels', () => {
   it('summarises with distinct titles: a pull request and its squash commit count once', () => {

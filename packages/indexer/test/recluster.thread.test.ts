@@ -88,7 +88,8 @@ describe('the re-cluster plan', () => {
     members.forEach((list, c) => {
       const want = meanOf(list, plan.dimensions);
       const got = plan.centroids.subarray(c * plan.dimensions, (c + 1) * plan.dimensions);
-      for (let d = 0; d < plan.dimensions; d++) expect(got[d]).toBeCloseTo(want[d]!, 5);
+      // Within what 16-bit feature rows keep (`featureRows.ts`); a member too many or too few moves one by far more.
+      for (let d = 0; d < plan.dimensions; d++) expect(got[d]).toBeCloseTo(want[d]!, 4);
     });
   });
 

@@ -97,11 +97,6 @@ export function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return sum;
 }
 
-/** Cosine of a unit feature with a centroid whose norm is known. */
-export const cosineToCentroid = (feature: Float32Array, centroid: Float32Array, centroidNorm: number): number =>
-  centroidNorm === 0 ? 0 : dot(feature, centroid) / centroidNorm;
-
-/** Mean of features (not normalised: its norm measures how coherent the members are). */
 /**
  * A per-dimension sum that does not depend on the order of what is added: float64 with Neumaier's
  * compensation, so the total is (all but always) the correctly rounded sum. Members arrive in item id
@@ -133,15 +128,21 @@ export class VectorSum {
     for (let i = 0; i < this.dimensions; i++) out[i] = this.sum[i]! + this.compensation[i]!;
     return out;
   }
+
+  /** The totals divided by `count` (zeros when it is 0). */
+  mean(count: number): Float32Array {
+    const totals = this.totals();
+    const out = new Float32Array(this.dimensions);
+    if (count > 0) for (let i = 0; i < this.dimensions; i++) out[i] = totals[i]! / count;
+    return out;
+  }
 }
 
+/** Mean of features (not normalised: its norm measures how coherent the members are). */
 export function meanOf(features: readonly Float32Array[], dimensions: number): Float32Array {
   const sum = new VectorSum(dimensions);
   for (const f of features) sum.add(f);
-  const totals = sum.totals();
-  const out = new Float32Array(dimensions);
-  if (features.length > 0) for (let i = 0; i < dimensions; i++) out[i] = totals[i]! / features.length;
-  return out;
+  return sum.mean(features.length);
 }
 
 /** Running mean after adding (`sign` 1) or removing (`sign` -1) one member; `count` is before the change. */

@@ -28,8 +28,8 @@ export interface ClusterLabels {
 
 export interface LabelMember {
   title: string;
-  /** Terms from `itemTerms`. */
-  terms: ReadonlySet<string>;
+  /** Terms from `itemTerms`, each once. */
+  terms: readonly string[];
   /** Similarity to the cluster centroid. */
   centrality: number;
 }
@@ -67,7 +67,7 @@ export function clusterLabels(clusters: ReadonlyMap<string, readonly LabelMember
   for (const members of clusters.values()) {
     for (const m of members) {
       for (const term of m.terms) frequency.set(term, (frequency.get(term) ?? 0) + 1);
-      totalTerms += m.terms.size;
+      totalTerms += m.terms.length;
     }
   }
   const averageTerms = clusters.size === 0 ? 1 : totalTerms / clusters.size;

@@ -1,13 +1,15 @@
-import { dot, meanOf, norm } from './features.js';
+import { dot, norm, VectorSum } from './features.js';
+import type { FeatureRows } from './featureRows.js';
 
 /**
  * The in-memory half of the re-cluster job: merging clusters whose centroids are close and splitting
  * incoherent ones by 2-means. Features are unit vectors, so a cluster's coherence (the mean cosine of
- * its members to their centroid) is simply the norm of their mean.
+ * its members to their centroid) is simply the norm of their mean. A member's feature is its row in the
+ * plan's `FeatureRows`.
  */
 export interface Member {
   itemId: string;
-  feature: Float32Array;
+  row: number;
 }
 
 export interface Group {
@@ -28,7 +30,16 @@ export interface PartitionOptions {
   splitGain: number;
 }
 
-export const coherence = (members: readonly Member[], dimensions: number): number => norm(meanOf(members.map((m) => m.feature), dimensions));
+/** The mean of the members' features (not normalised: its norm measures how coherent they are); order-independent, as `meanOf`. */
+export function meanOfRows(rows: FeatureRows, members: readonly Member[]): Float32Array {
+  const { dimensions } = rows;
+  const sum = new VectorSum(dimensions);
+  const feature = new Float32Array(dimensions);
+  for (const m of members) sum.add(rows.read(m.row, feature));
+  return sum.mean(members.length);
+}
+
+export const coherence = (rows: FeatureRows, members: readonly Member[]): number => norm(meanOfRows(rows, members));
 
 /**
  * Greedy merge, closest pair first; a pair merges only if the merged-so-far centroids are still close
@@ -37,12 +48,13 @@ export const coherence = (members: readonly Member[], dimensions: number): numbe
  * merging on it alone chains every such cluster into one blob. The coherence of the union is the
  * member-level test (it is the mean cosine of all members, old and new, to the merged centroid).
  */
-export function mergeClose(groups: Group[], dimensions: number, threshold: number, minCoherence = 0): { groups: Group[]; merged: number } {
+export function mergeClose(rows: FeatureRows, groups: Group[], threshold: number, minCoherence = 0): { groups: Group[]; merged: number } {
+  const { dimensions } = rows;
   const n = groups.length;
   const units = new Float32Array(n * dimensions);
   const sums = groups.map((g) => {
     const sum = new Float32Array(dimensions);
-    for (const m of g.members) for (let i = 0; i < dimensions; i++) sum[i]! += m.feature[i] ?? 0;
+    for (const m of g.members) rows.addTo(m.row, sum);
     return sum;
   });
   sums.forEach((sum, g) => {
@@ -89,32 +101,32 @@ export function mergeClose(groups: Group[], dimensions: number, threshold: numbe
 }
 
 /** Two-means seeded with the member farthest from the centroid and the member farthest from that one. */
-export function bisect(members: readonly Member[], dimensions: number, iterations = 8): [Member[], Member[]] | null {
-  const centroid = meanOf(members.map((m) => m.feature), dimensions);
-  const farthest = (from: Float32Array): Member => members.reduce((worst, m) => (dot(m.feature, from) < dot(worst.feature, from) ? m : worst));
-  let a: Float32Array = farthest(centroid).feature;
-  let b: Float32Array = farthest(a).feature;
+export function bisect(rows: FeatureRows, members: readonly Member[], iterations = 8): [Member[], Member[]] | null {
+  const centroid = meanOfRows(rows, members);
+  const farthest = (from: Float32Array): Member => members.reduce((worst, m) => (rows.dot(m.row, from) < rows.dot(worst.row, from) ? m : worst));
+  let a: Float32Array = rows.read(farthest(centroid).row);
+  let b: Float32Array = rows.read(farthest(a).row);
   let parts: [Member[], Member[]] = [[], []];
   for (let round = 0; round < iterations; round++) {
     parts = [[], []];
-    for (const m of members) (dot(m.feature, a) >= dot(m.feature, b) ? parts[0] : parts[1]).push(m);
+    for (const m of members) (rows.dot(m.row, a) >= rows.dot(m.row, b) ? parts[0] : parts[1]).push(m);
     if (parts[0].length === 0 || parts[1].length === 0) return null;
-    a = meanOf(parts[0].map((m) => m.feature), dimensions);
-    b = meanOf(parts[1].map((m) => m.feature), dimensions);
+    a = meanOfRows(rows, parts[0]);
+    b = meanOfRows(rows, parts[1]);
   }
   return parts;
 }
 
 /** Splits incoherent clusters, recursively, while the split makes the parts clearly more coherent. */
-export function splitIncoherent(groups: Group[], dimensions: number, options: PartitionOptions): { groups: Group[]; split: number } {
+export function splitIncoherent(rows: FeatureRows, groups: Group[], options: PartitionOptions): { groups: Group[]; split: number } {
   const out: Group[] = [];
   const queue = [...groups];
   let split = 0;
   while (queue.length > 0) {
     const group = queue.pop()!;
-    const whole = coherence(group.members, dimensions);
-    const parts = group.members.length >= options.minSplitSize && whole < options.splitCoherence ? bisect(group.members, dimensions) : null;
-    const weighted = parts ? (coherence(parts[0], dimensions) * parts[0].length + coherence(parts[1], dimensions) * parts[1].length) / group.members.length : 0;
+    const whole = coherence(rows, group.members);
+    const parts = group.members.length >= options.minSplitSize && whole < options.splitCoherence ? bisect(rows, group.members) : null;
+    const weighted = parts ? (coherence(rows, parts[0]) * parts[0].length + coherence(rows, parts[1]) * parts[1].length) / group.members.length : 0;
     if (!parts || Math.min(parts[0].length, parts[1].length) < 2 || weighted < whole + options.splitGain) {
       out.push(group);
       continue;

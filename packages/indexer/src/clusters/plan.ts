@@ -4,9 +4,10 @@
  * thread (reclusterWorker.ts) or inline; the same input gives the same plan either way. The input comes
  * in pages (as read from the database) with typed arrays, so the worker path can transfer them.
  */
-import { centredCosine, centredMean, centreInPlace, cosineToCentroid, meanOf, norm, toTopicalEntity, topicFeature, VectorSum, type CentredMean, type EntityRow, type FeatureSpace } from './features.js';
+import { FeatureRows } from './featureRows.js';
+import { centredCosine, centredMean, centreInPlace, norm, toTopicalEntity, topicFeature, VectorSum, type CentredMean, type EntityRow, type FeatureSpace } from './features.js';
 import { clusterLabels, itemTerms, type ClusterLabels, type LabelMember } from './labels.js';
-import { mergeClose, splitIncoherent, type Group, type PartitionOptions } from './partition.js';
+import { meanOfRows, mergeClose, splitIncoherent, type Group, type Member, type PartitionOptions } from './partition.js';
 
 /** One page of cluster members, in item id order. */
 export interface ReclusterPage {
@@ -61,9 +62,7 @@ export interface ReclusterPlan {
   split: number;
 }
 
-interface IndexedMember {
-  itemId: string;
-  feature: Float32Array;
+interface IndexedMember extends Member {
   index: number;
 }
 
@@ -80,42 +79,47 @@ export function createPlanner(options: PlanOptions): Planner {
   let sum = new VectorSum(0);
   // Raw features give the stored centroids (assignment centres them itself); the partition works on
   // centred ones, so that closeness means "about the same thing", not "near the workspace mean".
-  const raw: (Float32Array | null)[] = [];
+  let rows: FeatureRows | null = null;
+  /** Member i's row in `rows`, -1 without a vector. */
+  const rowOf: number[] = [];
   const titles: string[] = [];
-  const terms: (Set<string> | null)[] = [];
+  // A member's label terms, each term's string shared by every member that has it (an array, not a Set:
+  // 100k members' sets were most of the compute thread's heap).
+  const terms: (readonly string[] | null)[] = [];
+  const interned = new Map<string, string>();
+  const intern = (term: string): string => interned.get(term) ?? (interned.set(term, term), term);
   const itemIds: string[] = [];
   const clusterIds: string[] = [];
-  let embedded = 0;
   return {
     addPage(page) {
       if (vectorDimensions === 0 && page.dimensions > 0) {
         vectorDimensions = page.dimensions;
         dimensions = vectorDimensions + space.entityDimensions;
         sum = new VectorSum(dimensions);
+        rows = new FeatureRows(dimensions);
       }
       for (let i = 0; i < page.itemIds.length; i++) {
         itemIds.push(page.itemIds[i]!);
         clusterIds.push(page.clusterIds[i]!);
-        if (page.hasVector[i] !== 1 || page.dimensions !== vectorDimensions) {
-          raw.push(null);
+        if (!rows || page.hasVector[i] !== 1 || page.dimensions !== vectorDimensions) {
+          rowOf.push(-1);
           titles.push('');
           terms.push(null);
           continue;
         }
         const entities = (page.mentions[i] ?? []).map((m) => toTopicalEntity(m, options.itemCount));
         const feature = topicFeature(page.vectors.subarray(i * page.dimensions, (i + 1) * page.dimensions), entities, space);
-        raw.push(feature);
         sum.add(feature);
-        embedded++;
+        rowOf.push(rows.push(feature));
         const title = page.titles[i] ?? '';
         titles.push(title);
-        terms.push(itemTerms(title, entities));
+        terms.push(Array.from(itemTerms(title, entities), intern));
       }
     },
     finish() {
       if (dimensions === 0) dimensions = space.entityDimensions;
       if (sum.dimensions !== dimensions) sum = new VectorSum(dimensions);
-      return finishPlan({ options, dimensions, sum: sum.totals(), embedded, raw, titles, terms, itemIds, clusterIds });
+      return finishPlan({ options, sum: sum.totals(), rows: rows ?? new FeatureRows(dimensions), rowOf, titles, terms, itemIds, clusterIds });
     },
   };
 }
@@ -129,35 +133,35 @@ export function planRecluster(pages: readonly ReclusterPage[], options: PlanOpti
 
 interface Features {
   options: PlanOptions;
-  dimensions: number;
   sum: Float64Array;
-  embedded: number;
-  raw: (Float32Array | null)[];
+  rows: FeatureRows;
+  rowOf: readonly number[];
   titles: string[];
-  terms: (Set<string> | null)[];
+  terms: (readonly string[] | null)[];
   itemIds: string[];
   clusterIds: string[];
 }
 
-function finishPlan({ options, dimensions, sum, embedded, raw, titles, terms, itemIds, clusterIds }: Features): ReclusterPlan {
-  const mean = centredMean(sum, embedded);
+function finishPlan({ options, sum, rows, rowOf, titles, terms, itemIds, clusterIds }: Features): ReclusterPlan {
+  const { dimensions } = rows;
+  const mean = centredMean(sum, rows.count);
   const byCluster = new Map<string, Group>();
-  // Each member's feature is centred where it is, and the length it was divided by kept: the raw feature is
-  // `length * centred + mean` (`rawMean`). Two features a member were a third of a 100k-item re-cluster's
-  // peak memory, and a centred copy of each, freed only as garbage collection caught up, ~300 MB more.
+  // Each member's row is centred where it is, and the length it was divided by kept: the raw feature is
+  // `length * centred + mean` (`rawMean`), so no member needs its raw and its centred feature at once.
   const lengths = new Float64Array(itemIds.length);
+  const feature = new Float32Array(dimensions);
   for (let index = 0; index < itemIds.length; index++) {
-    const feature = raw[index];
-    if (!feature) continue;
-    raw[index] = null;
+    const row = rowOf[index]!;
+    if (row < 0) continue;
     const clusterId = clusterIds[index]!;
     const group = byCluster.get(clusterId) ?? { id: clusterId, members: [], absorbed: [] };
-    lengths[index] = centreInPlace(feature, mean);
-    group.members.push({ itemId: itemIds[index]!, feature, index } as IndexedMember);
+    lengths[index] = centreInPlace(rows.read(row, feature), mean);
+    rows.write(row, feature);
+    group.members.push({ itemId: itemIds[index]!, row, index } as IndexedMember);
     byCluster.set(clusterId, group);
   }
-  const afterMerge = mergeClose([...byCluster.values()], dimensions, options.partition.mergeThreshold, options.partition.splitCoherence);
-  const afterSplit = splitIncoherent(afterMerge.groups, dimensions, options.partition);
+  const afterMerge = mergeClose(rows, [...byCluster.values()], options.partition.mergeThreshold, options.partition.splitCoherence);
+  const afterSplit = splitIncoherent(rows, afterMerge.groups, options.partition);
 
   const groups = afterSplit.groups;
   const centroids = new Float32Array(groups.length * dimensions);
@@ -168,14 +172,14 @@ function finishPlan({ options, dimensions, sum, embedded, raw, titles, terms, it
     // New clusters get their ids when written; labels are keyed by position meanwhile.
     const key = group.id ?? `\u0000new:${c}`;
     keys.push(key);
-    const centred = meanOf(group.members.map((m) => m.feature), dimensions);
+    const centred = meanOfRows(rows, group.members);
     const length = norm(centred);
-    centroids.set(rawMean(group.members as IndexedMember[], lengths, mean, dimensions), c * dimensions);
+    centroids.set(rawMean(rows, group.members as IndexedMember[], lengths, mean), c * dimensions);
     labelInput.set(
       key,
       group.members.map((m) => {
         const index = (m as IndexedMember).index;
-        return { title: titles[index]!, terms: terms[index]!, centrality: cosineToCentroid(m.feature, centred, length) };
+        return { title: titles[index]!, terms: terms[index]!, centrality: length === 0 ? 0 : rows.dot(m.row, centred) / length };
       }),
     );
     memberTotal += group.members.length;
@@ -192,7 +196,7 @@ function finishPlan({ options, dimensions, sum, embedded, raw, titles, terms, it
     for (const member of group.members) {
       memberItems[m] = (member as IndexedMember).index;
       memberClusters[m] = c;
-      memberSimilarities[m] = centredCosine(member.feature, centroid, length, mean);
+      memberSimilarities[m] = centredCosine(rows.read(member.row, feature), centroid, length, mean);
       m++;
     }
     const wantTitles = options.centralTitlesMinMembers > 0 && group.members.length >= options.centralTitlesMinMembers;
@@ -204,16 +208,16 @@ function finishPlan({ options, dimensions, sum, embedded, raw, titles, terms, it
 }
 
 /** The mean of the members' raw features, each rebuilt from its centred feature and length: `length * centred + mean`. */
-function rawMean(members: readonly IndexedMember[], lengths: Float64Array, mean: CentredMean, dimensions: number): Float32Array {
+function rawMean(rows: FeatureRows, members: readonly IndexedMember[], lengths: Float64Array, mean: CentredMean): Float32Array {
+  const { dimensions } = rows;
   const sum = new VectorSum(dimensions);
+  const centred = new Float32Array(dimensions);
   const raw = new Float64Array(dimensions);
   for (const m of members) {
     const length = lengths[m.index]!;
-    for (let i = 0; i < dimensions; i++) raw[i] = length * m.feature[i]! + (mean.mean[i] ?? 0);
+    rows.read(m.row, centred);
+    for (let i = 0; i < dimensions; i++) raw[i] = length * centred[i]! + (mean.mean[i] ?? 0);
     sum.add(raw);
   }
-  const totals = sum.totals();
-  const out = new Float32Array(dimensions);
-  if (members.length > 0) for (let i = 0; i < dimensions; i++) out[i] = totals[i]! / members.length;
-  return out;
+  return sum.mean(members.length);
 }
