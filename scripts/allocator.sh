@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs a command (`npm start`, `npm run worker`) under the memory allocator Engram is measured with.
+# Runs a command (`npm start`, `npm run worker`) under the memory allocator and the V8 young generation
+# Engram is measured with.
 #
 # jemalloc when the system has it (Debian/Ubuntu: `apt-get install libjemalloc2`): it returns the pages an
 # import frees within a second (`dirty_decay_ms`), from a background thread. On a 30k-item import the
@@ -18,6 +19,19 @@ if [ -z "${LD_PRELOAD:-}" ] && [ "${ENGRAM_ALLOCATOR:-}" != glibc ]; then
       break
     fi
   done
+fi
+# A larger young generation for V8 (`--max-semi-space-size`, MB; each thread of the process gets it): under 16
+# concurrent searches at 100k items, V8's own 16 MB let most of each search's objects outlive two scavenges
+# and reach the old generation, whose full collections (marking a ~300 MB heap) then came every few
+# seconds; 64 MB gave 122 searches/s against 91 (four runs each) for ~150 MB more while busy
+# (bench/results/scale-2026-11-30-s35-account.md). ENGRAM_SEMI_SPACE_MB=0 leaves it to V8; a
+# --max-semi-space-size already in NODE_OPTIONS comes after this one and wins.
+semi="${ENGRAM_SEMI_SPACE_MB:-64}"
+case "$semi" in
+  '' | *[!0-9]*) echo "ENGRAM_SEMI_SPACE_MB must be a whole number of MB (0 = V8's default), got '$semi'" >&2; exit 64 ;;
+esac
+if [ "$semi" != 0 ]; then
+  export NODE_OPTIONS="--max-semi-space-size=$semi${NODE_OPTIONS:+ $NODE_OPTIONS}"
 fi
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"

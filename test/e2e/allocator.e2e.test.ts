@@ -7,9 +7,13 @@ import { describe, expect, it } from 'vitest';
 const script = fileURLToPath(new URL('../../scripts/allocator.sh', import.meta.url));
 const jemalloc = ['/usr/lib/x86_64-linux-gnu/libjemalloc.so.2', '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2', '/usr/lib64/libjemalloc.so.2', '/usr/lib/libjemalloc.so.2', '/usr/local/lib/libjemalloc.so.2'].find((f) => existsSync(f));
 
-/** What a node process started through the script sees: its allocator settings and whether jemalloc is mapped into it. */
-function started(env: Record<string, string | undefined>): { preload: string | null; arenas: string | null; jemallocMapped: boolean } {
-  const probe = "const maps = require('fs').readFileSync('/proc/self/maps', 'utf8'); console.log(JSON.stringify({ preload: process.env.LD_PRELOAD ?? null, arenas: process.env.MALLOC_ARENA_MAX ?? null, jemallocMapped: maps.includes('libjemalloc') }))";
+/**
+ * What a node process started through the script sees: its allocator settings, whether jemalloc is mapped
+ * into it, and its V8 heap's limit in MB (old generation plus three semi-spaces' worth of young generation).
+ */
+function started(env: Record<string, string | undefined>): { preload: string | null; arenas: string | null; jemallocMapped: boolean; heapLimitMb: number } {
+  const probe =
+    "const maps = require('fs').readFileSync('/proc/self/maps', 'utf8'); console.log(JSON.stringify({ preload: process.env.LD_PRELOAD ?? null, arenas: process.env.MALLOC_ARENA_MAX ?? null, jemallocMapped: maps.includes('libjemalloc'), heapLimitMb: require('v8').getHeapStatistics().heap_size_limit / 2 ** 20 }))";
   const childEnv = { ...process.env, ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete childEnv[k];
   return JSON.parse(execFileSync('sh', [script, process.execPath, '-e', probe], { env: childEnv, encoding: 'utf8' })) as ReturnType<typeof started>;
@@ -24,6 +28,18 @@ describe.runIf(process.platform === 'linux')('scripts/allocator.sh', () => {
 
   it('keeps glibc, with its fixed settings, when asked to', () => {
     const seen = started({ LD_PRELOAD: undefined, ENGRAM_ALLOCATOR: 'glibc', MALLOC_ARENA_MAX: undefined });
-    expect(seen).toEqual({ preload: null, arenas: '2', jemallocMapped: false });
+    expect(seen).toMatchObject({ preload: null, arenas: '2', jemallocMapped: false });
+  });
+
+  it("gives V8 64 MB semi-spaces unless told otherwise, and refuses a size that is not a number", () => {
+    const limit = (semi: string | undefined, nodeOptions?: string) => started({ ENGRAM_SEMI_SPACE_MB: semi, NODE_OPTIONS: nodeOptions }).heapLimitMb;
+    const thirtyTwo = limit('32');
+    // The young generation is three semi-spaces: 64 MB ones add 3 x 32 MB to the limit that 32 MB ones give.
+    expect(limit(undefined) - thirtyTwo).toBe(3 * 32);
+    // 0 leaves V8's own (16 MB on 64-bit platforms), below both.
+    expect(limit('0')).toBeLessThan(thirtyTwo);
+    // One the operator put in NODE_OPTIONS wins.
+    expect(limit(undefined, '--max-semi-space-size=32')).toBe(thirtyTwo);
+    expect(() => limit('64mb')).toThrow(/ENGRAM_SEMI_SPACE_MB must be a whole number/);
   });
 });
