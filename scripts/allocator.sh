@@ -20,7 +20,8 @@ if [ -z "${LD_PRELOAD:-}" ] && [ "${ENGRAM_ALLOCATOR:-}" != glibc ]; then
     fi
   done
 fi
-# A larger young generation for V8 (`--max-semi-space-size`, MB; each thread of the process gets it): under 16
+# A larger young generation for V8's event loop (`--max-semi-space-size`, MB; the services' worker threads keep
+# V8's own, `workersAtOwnYoungGeneration` in packages/runtime): under 16
 # concurrent searches at 100k items, V8's own 16 MB let most of each search's objects outlive two scavenges
 # and reach the old generation, whose full collections (marking a ~300 MB heap) then came every few
 # seconds; 64 MB gave 122 searches/s against 91 (four runs each) for ~150 MB more while busy

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MIN_NODE_MAJOR, unsupportedNode } from '../src/process.js';
 
@@ -9,5 +11,31 @@ describe('unsupportedNode', () => {
   it('accepts the supported majors and later', () => {
     expect(unsupportedNode(`${MIN_NODE_MAJOR}.0.0`)).toBeNull();
     expect(unsupportedNode('24.3.1')).toBeNull();
+  });
+});
+
+describe('workersAtOwnYoungGeneration', () => {
+  /** The V8 heap limits (MB) of a process started with 64 MB semi-spaces and of a worker thread it starts, with or without the call first. */
+  const limits = (call: boolean): { main: number; worker: number; own: number } => {
+    const processTs = fileURLToPath(new URL('../src/process.ts', import.meta.url));
+    const script = `
+      import { getHeapStatistics } from 'node:v8';
+      import { Worker } from 'node:worker_threads';
+      import { workersAtOwnYoungGeneration } from ${JSON.stringify(processTs)};
+      const main = getHeapStatistics().heap_size_limit / 2 ** 20;
+      if (${call}) workersAtOwnYoungGeneration();
+      const worker = await new Promise((resolve) => new Worker("import { parentPort } from 'node:worker_threads'; import { getHeapStatistics } from 'node:v8'; parentPort.postMessage(getHeapStatistics().heap_size_limit / 2 ** 20)", { eval: true }).once('message', resolve));
+      console.log(JSON.stringify({ main, worker }));`;
+    const run = (flags: string[]) => JSON.parse(execFileSync(process.execPath, [...flags, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })) as { main: number; worker: number };
+    return { ...run(['--max-semi-space-size=64']), own: run([]).main };
+  };
+
+  it("gives worker threads started after it V8's own young generation while the event loop keeps the process's", () => {
+    const before = limits(false);
+    expect(before.worker).toBe(before.main);
+    expect(before.main).toBeGreaterThan(before.own);
+    const after = limits(true);
+    expect(after.main).toBe(before.main);
+    expect(after.worker).toBe(after.own);
   });
 });
