@@ -20,11 +20,11 @@ if [ -z "${LD_PRELOAD:-}" ] && [ "${ENGRAM_ALLOCATOR:-}" != glibc ]; then
     fi
   done
 fi
-# A larger young generation for V8's event loop (`--max-semi-space-size`, MB; the services' worker threads keep
-# V8's own, `workersAtOwnYoungGeneration` in packages/runtime): under 16
-# concurrent searches at 100k items, V8's own 16 MB let most of each search's objects outlive two scavenges
-# and reach the old generation, whose full collections (marking a ~300 MB heap) then came every few
-# seconds; 64 MB gave 122 searches/s against 91 (four runs each) for ~150 MB more while busy
+# A larger young generation for V8's event loop (`--max-semi-space-size`, MB; the services' worker threads
+# keep V8's own: `workersAtOwnYoungGeneration` in packages/runtime). Under 16 concurrent searches at 100k
+# items, V8's own 16 MB let most of each search's objects outlive two scavenges and reach the old
+# generation, whose full collections (marking a ~300 MB heap) then came every few seconds; 64 MB gave 122
+# searches/s against 91 (four runs each) for ~150 MB more while busy
 # (bench/results/scale-2026-11-30-s35-account.md). ENGRAM_SEMI_SPACE_MB=0 leaves it to V8; a
 # --max-semi-space-size already in NODE_OPTIONS comes after this one and wins.
 semi="${ENGRAM_SEMI_SPACE_MB:-64}"
