@@ -15,9 +15,9 @@ describe('unsupportedNode', () => {
 });
 
 describe('workersAtOwnYoungGeneration', () => {
-  /** The V8 heap limits (MB) of a process started with 64 MB semi-spaces and of a worker thread it starts, with or without the call first. */
-  const limits = (call: boolean): { main: number; worker: number; own: number } => {
-    const processTs = fileURLToPath(new URL('../src/process.ts', import.meta.url));
+  const processTs = fileURLToPath(new URL('../src/process.ts', import.meta.url));
+  /** The V8 heap limits (MB) of a process started with `flags` and of a worker thread it starts, with or without the call first. */
+  const limits = (flags: string[], call: boolean): { main: number; worker: number } => {
     const script = `
       import { getHeapStatistics } from 'node:v8';
       import { Worker } from 'node:worker_threads';
@@ -26,16 +26,16 @@ describe('workersAtOwnYoungGeneration', () => {
       if (${call}) workersAtOwnYoungGeneration();
       const worker = await new Promise((resolve) => new Worker("import { parentPort } from 'node:worker_threads'; import { getHeapStatistics } from 'node:v8'; parentPort.postMessage(getHeapStatistics().heap_size_limit / 2 ** 20)", { eval: true }).once('message', resolve));
       console.log(JSON.stringify({ main, worker }));`;
-    const run = (flags: string[]) => JSON.parse(execFileSync(process.execPath, [...flags, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })) as { main: number; worker: number };
-    return { ...run(['--max-semi-space-size=64']), own: run([]).main };
+    return JSON.parse(execFileSync(process.execPath, [...flags, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })) as { main: number; worker: number };
   };
 
   it("gives worker threads started after it V8's own young generation while the event loop keeps the process's", () => {
-    const before = limits(false);
+    const own = limits([], false).main;
+    const before = limits(['--max-semi-space-size=64'], false);
     expect(before.worker).toBe(before.main);
-    expect(before.main).toBeGreaterThan(before.own);
-    const after = limits(true);
+    expect(before.main).toBeGreaterThan(own);
+    const after = limits(['--max-semi-space-size=64'], true);
     expect(after.main).toBe(before.main);
-    expect(after.worker).toBe(after.own);
+    expect(after.worker).toBe(own);
   });
 });

@@ -39,40 +39,50 @@ export class FeatureRows {
     const { dimensions } = this;
     let largest = 0;
     for (let i = 0; i < dimensions; i++) largest = Math.max(largest, Math.abs(feature[i] ?? 0));
-    const block = this.blocks[Math.floor(row / ROWS_PER_BLOCK)]!;
-    const at = (row % ROWS_PER_BLOCK) * dimensions;
     const scale = largest === 0 ? 0 : largest / LARGEST;
-    this.scales[Math.floor(row / ROWS_PER_BLOCK)]![row % ROWS_PER_BLOCK] = scale;
+    this.scales[this.blockOf(row)]![row % ROWS_PER_BLOCK] = scale;
     const inverse = scale === 0 ? 0 : 1 / scale;
+    const block = this.blocks[this.blockOf(row)]!;
+    const at = this.offsetOf(row);
     for (let i = 0; i < dimensions; i++) block[at + i] = Math.round((feature[i] ?? 0) * inverse);
   }
 
   /** Row `row`'s values into `out` (which it returns). */
   read(row: number, out: Float32Array = new Float32Array(this.dimensions)): Float32Array {
-    const { dimensions } = this;
-    const block = this.blocks[Math.floor(row / ROWS_PER_BLOCK)]!;
-    const at = (row % ROWS_PER_BLOCK) * dimensions;
-    const scale = this.scales[Math.floor(row / ROWS_PER_BLOCK)]![row % ROWS_PER_BLOCK]!;
-    for (let i = 0; i < dimensions; i++) out[i] = block[at + i]! * scale;
+    const block = this.blocks[this.blockOf(row)]!;
+    const at = this.offsetOf(row);
+    const scale = this.scaleOf(row);
+    for (let i = 0; i < this.dimensions; i++) out[i] = block[at + i]! * scale;
     return out;
   }
 
   /** Row `row` · `x`. */
   dot(row: number, x: ArrayLike<number>): number {
-    const { dimensions } = this;
-    const block = this.blocks[Math.floor(row / ROWS_PER_BLOCK)]!;
-    const at = (row % ROWS_PER_BLOCK) * dimensions;
+    const block = this.blocks[this.blockOf(row)]!;
+    const at = this.offsetOf(row);
     let sum = 0;
-    for (let i = 0; i < dimensions; i++) sum += block[at + i]! * x[i]!;
-    return sum * this.scales[Math.floor(row / ROWS_PER_BLOCK)]![row % ROWS_PER_BLOCK]!;
+    for (let i = 0; i < this.dimensions; i++) sum += block[at + i]! * x[i]!;
+    return sum * this.scaleOf(row);
   }
 
   /** Adds row `row` to `sum`, value by value. */
   addTo(row: number, sum: Float32Array): void {
-    const { dimensions } = this;
-    const block = this.blocks[Math.floor(row / ROWS_PER_BLOCK)]!;
-    const at = (row % ROWS_PER_BLOCK) * dimensions;
-    const scale = this.scales[Math.floor(row / ROWS_PER_BLOCK)]![row % ROWS_PER_BLOCK]!;
-    for (let i = 0; i < dimensions; i++) sum[i]! += block[at + i]! * scale;
+    const block = this.blocks[this.blockOf(row)]!;
+    const at = this.offsetOf(row);
+    const scale = this.scaleOf(row);
+    for (let i = 0; i < this.dimensions; i++) sum[i]! += block[at + i]! * scale;
+  }
+
+  private blockOf(row: number): number {
+    return Math.floor(row / ROWS_PER_BLOCK);
+  }
+
+  /** Where row `row`'s values start in its block. */
+  private offsetOf(row: number): number {
+    return (row % ROWS_PER_BLOCK) * this.dimensions;
+  }
+
+  private scaleOf(row: number): number {
+    return this.scales[this.blockOf(row)]![row % ROWS_PER_BLOCK]!;
   }
 }
