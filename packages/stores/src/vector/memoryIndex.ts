@@ -161,7 +161,12 @@ class WorkspaceMatrix {
         }
         await graph.build(keys, vectors.slice(0, keys.length * this.dims), start === 0);
       }
-      if (this.graph === graph) graph.finish();
+      if (this.graph === graph) {
+        graph.finish();
+        // Unfiltered searches now go through the graph: the int8 copy (a quarter of the float32 rows: 62
+        // MB at 100k items) is dropped, and built again in the background should the graph go stale or be lost.
+        if (graph.ready) this.copy = null;
+      }
     })().finally(() => {
       this.graphBuild = null;
     });
@@ -203,7 +208,7 @@ class WorkspaceMatrix {
   /** Builds the int8 matrix ahead of the first search that needs it (after a load), yielding as it goes. */
   async warm(): Promise<void> {
     if (this.rows < QUANTIZED_MIN_ROWS) return;
-    while (!this.quantized()) await this.rebuild;
+    while (!this.graph?.ready && !this.quantized()) await this.rebuild;
   }
 
   /**
@@ -228,7 +233,8 @@ class WorkspaceMatrix {
       if (building.done < this.rows * this.dims) await new Promise((resolve) => setImmediate(resolve));
     }
     if (building.q8.length < this.data.length) building.q8 = this.growInt8(building.q8, this.data.length, building.done);
-    this.copy = { q8: building.q8, scale: building.scale, wide: building.wide };
+    // A graph that became ready meanwhile answers instead.
+    if (!this.graph?.ready) this.copy = { q8: building.q8, scale: building.scale, wide: building.wide };
   }
 
   /** Quantizes values [from, to) into `target` at its scale; a value that does not fit marks it `wide`. */
@@ -313,6 +319,11 @@ class WorkspaceMatrix {
     }
   }
 
+  /** Bytes of the float32 rows and of their int8 copy, as grown (pages no row reached are not resident). */
+  get bytes(): { float32: number; int8: number } {
+    return { float32: this.data.byteLength, int8: this.copy?.q8.byteLength ?? 0 };
+  }
+
   dot(row: number, query: Float32Array): number {
     return dotProduct(this.data, row * this.dims, query);
   }
@@ -332,18 +343,28 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
   const workspaces = new Map<string, WorkspaceMatrix>();
   let nextKey = 0;
   const position = new Map<string, Entry>();
-  /** Chunk ids of each (workspace, item), so deleting an item does not scan every chunk. */
-  const chunksOf = new Map<string, Set<string>>();
-  const itemKey = (workspaceId: string, itemId: string): string => `${workspaceId}\u0000${itemId}`;
+  /**
+   * Chunk ids of each item by workspace, so deleting an item does not scan every chunk: the id itself for
+   * an item of one chunk (most), else an array (a Set an item was ~110 bytes each of 100k, and a key made
+   * of workspace and item another ~60).
+   */
+  const chunksOf = new Map<string, Map<string, string | string[]>>();
+  const chunkIds = (workspaceId: string, itemId: string): string[] => {
+    const ids = chunksOf.get(workspaceId)?.get(itemId);
+    return ids === undefined ? [] : typeof ids === 'string' ? [ids] : [...ids];
+  };
 
   const remove = (id: string): void => {
     const gone = position.get(id);
     if (!gone) return;
     position.delete(id);
-    const key = itemKey(gone.workspaceId, gone.itemId);
-    const chunks = chunksOf.get(key);
-    chunks?.delete(id);
-    if (chunks?.size === 0) chunksOf.delete(key);
+    const items = chunksOf.get(gone.workspaceId);
+    const chunks = items?.get(gone.itemId);
+    if (typeof chunks === 'string') items!.delete(gone.itemId);
+    else if (chunks) {
+      const left = chunks.filter((c) => c !== id);
+      items!.set(gone.itemId, left.length === 1 ? left[0]! : left);
+    }
     workspaces.get(gone.workspaceId)?.remove(gone);
   };
 
@@ -366,10 +387,11 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
     const full: Entry = { ...entry, row: -1, key: nextKey++ };
     matrix.push(full, unit);
     position.set(entry.id, full);
-    const key = itemKey(entry.workspaceId, entry.itemId);
-    const chunks = chunksOf.get(key) ?? new Set<string>();
-    chunks.add(entry.id);
-    chunksOf.set(key, chunks);
+    let items = chunksOf.get(entry.workspaceId);
+    if (!items) chunksOf.set(entry.workspaceId, (items = new Map()));
+    const chunks = items.get(entry.itemId);
+    // `remove` above took this id out of the item's chunks if it was there.
+    items.set(entry.itemId, chunks === undefined ? entry.id : typeof chunks === 'string' ? [chunks, entry.id] : [...chunks, entry.id]);
     return matrix;
   };
 
@@ -403,6 +425,16 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
       flushGraphs();
       for (const matrix of touched) matrix.ensureGraph();
     },
+    /** What the workspaces' matrices hold, summed (`WorkspaceMatrix.bytes`). */
+    memory(): { float32Bytes: number; int8Bytes: number } {
+      let float32Bytes = 0;
+      let int8Bytes = 0;
+      for (const matrix of workspaces.values()) {
+        float32Bytes += matrix.bytes.float32;
+        int8Bytes += matrix.bytes.int8;
+      }
+      return { float32Bytes, int8Bytes };
+    },
     /** Whether unfiltered searches of the workspace go through its graph (a large matrix's, once built). */
     graphReady(workspaceId: string): boolean {
       return workspaces.get(workspaceId)?.graph?.ready ?? false;
@@ -427,7 +459,7 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
      * writes applies them.
      */
     replaceItems(workspaceId: string, itemIds: readonly string[], rows: readonly StoredChunk[]): void {
-      for (const itemId of itemIds) for (const id of [...(chunksOf.get(itemKey(workspaceId, itemId)) ?? [])]) remove(id);
+      for (const itemId of itemIds) for (const id of chunkIds(workspaceId, itemId)) remove(id);
       const touched = new Set<WorkspaceMatrix>();
       for (const r of rows) {
         const matrix = put(
@@ -440,7 +472,7 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
       for (const matrix of touched) matrix.ensureGraph();
     },
     deleteItems(workspaceId: string, itemIds: readonly string[]): void {
-      for (const itemId of itemIds) for (const id of [...(chunksOf.get(itemKey(workspaceId, itemId)) ?? [])]) remove(id);
+      for (const itemId of itemIds) for (const id of chunkIds(workspaceId, itemId)) remove(id);
       flushGraphs();
     },
     async search(vector: readonly number[], filter: VectorFilter, k: number): Promise<VectorHit[]> {
