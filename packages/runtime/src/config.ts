@@ -56,6 +56,8 @@ export const EnvSchema = z
     PGLITE_THREAD: bool.default(true),
     /** Embedded default, PGlite thread: log statements and transactions slower than this many ms to stderr (0: off). */
     PGLITE_LOG_SLOW_MS: z.coerce.number().min(0).default(0),
+    /** Embedded default: the database's buffer cache in MB (PostgreSQL's `shared_buffers`), held in its WebAssembly heap. */
+    PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(16_384).default(128),
     /** Linux: the nice value of background threads (re-cluster plan, area model) from 0 (as the process) to 19. */
     ENGRAM_BACKGROUND_NICE: z.coerce.number().int().min(0).max(19).default(10),
     ENGRAM_HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(300).default(50),
@@ -154,6 +156,7 @@ export interface Config {
   webhooks: boolean;
   pgliteThread: boolean;
   pgliteLogSlowMs: number;
+  pgliteSharedBuffersMb: number;
   /** Nice value of background threads (Linux). */
   backgroundNice: number;
   /** How far V8 lets a heap grow past what its last full collection kept, in percent; 0: V8's own (up to 300). */
@@ -219,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhooks: e.ENGRAM_WEBHOOKS,
     pgliteThread: e.PGLITE_THREAD,
     pgliteLogSlowMs: e.PGLITE_LOG_SLOW_MS,
+    pgliteSharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB,
     backgroundNice: e.ENGRAM_BACKGROUND_NICE,
     heapGrowthPercent: e.ENGRAM_HEAP_GROWTH_PERCENT,
     searchMaxStalenessMs: e.SEARCH_MAX_STALENESS_MS,

@@ -62,7 +62,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
   setBackgroundNice(config.backgroundNice);
   setHeapGrowth(config.heapGrowthPercent);
   workersAtOwnYoungGeneration();
-  const db = await openDatabase(config.databaseUrl, { pgliteThread: config.pgliteThread, logSlowMs: config.pgliteLogSlowMs });
+  const db = await openDatabase(config.databaseUrl, { pgliteThread: config.pgliteThread, logSlowMs: config.pgliteLogSlowMs, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
   const vectors = await openVectorStore(config.vectorUrl, {

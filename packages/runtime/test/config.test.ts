@@ -25,6 +25,12 @@ describe('configuration', () => {
     for (const bad of ['20', '-1', '2.5', 'low']) expect(() => loadConfig({ ENGRAM_BACKGROUND_NICE: bad })).toThrow(/ENGRAM_BACKGROUND_NICE/);
   });
 
+  it('gives the embedded database a 128 MB buffer cache unless told otherwise, and rejects anything but a whole number of MB', () => {
+    expect(loadConfig({}).pgliteSharedBuffersMb).toBe(128);
+    expect(loadConfig({ PGLITE_SHARED_BUFFERS_MB: '64' }).pgliteSharedBuffersMb).toBe(64);
+    for (const bad of ['0', '-8', '1.5', '64MB']) expect(() => loadConfig({ PGLITE_SHARED_BUFFERS_MB: bad })).toThrow(/PGLITE_SHARED_BUFFERS_MB/);
+  });
+
   it('lets a heap grow 50% past what its last full collection kept unless told otherwise (0: V8 decides), and rejects anything but a percent from 0 to 300', () => {
     expect(loadConfig({}).heapGrowthPercent).toBe(50);
     expect(loadConfig({ ENGRAM_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);

@@ -65,13 +65,15 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
   throw new Error(`unsupported database URL scheme in "${url.split(':')[0]}:": use pglite://<dir> or postgres://...`);
 }
 
-export async function openDatabase(url: string, options: { poolSize?: number; pgliteThread?: boolean; logSlowMs?: number } = {}): Promise<Db> {
+export async function openDatabase(url: string, options: { poolSize?: number; pgliteThread?: boolean; logSlowMs?: number; pgliteSharedBuffersMb?: number } = {}): Promise<Db> {
   const parsed = parseDatabaseUrl(url);
   if (parsed.kind === 'postgres') return openPostgres(parsed.target, options.poolSize ?? 10);
   // One process per embedded database directory (an in-memory database is this process's own).
   const release = parsed.target === 'memory://' ? async () => undefined : await lockDataDir(parsed.target);
   try {
-    const pglite = options.pgliteThread ? await startPgliteThread(parsed.target, { logSlowMs: options.logSlowMs }) : await openPgliteHere(parsed.target);
+    const pglite = options.pgliteThread
+      ? await startPgliteThread(parsed.target, { logSlowMs: options.logSlowMs, sharedBuffersMb: options.pgliteSharedBuffersMb })
+      : await openPgliteHere(parsed.target, options.pgliteSharedBuffersMb);
     return pgliteDb({ ...pglite, close: () => pglite.close().finally(release) });
   } catch (err) {
     await release();
@@ -151,8 +153,8 @@ function writeCounter() {
 }
 
 /** PGlite on this thread, with the same statements as the PGlite thread (`pglite/thread.ts`) offers. */
-async function openPgliteHere(dir: string): Promise<PgliteThread> {
-  const lite = await openPglite(dir);
+async function openPgliteHere(dir: string, sharedBuffersMb?: number): Promise<PgliteThread> {
+  const lite = await openPglite(dir, { sharedBuffersMb });
   const query = async <R>(target: Pick<PGlite, 'query'>, sql: string, params: readonly unknown[]) => {
     const res = await target.query<R>(sql, params as unknown[]);
     return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };

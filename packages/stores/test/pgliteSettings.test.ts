@@ -15,4 +15,20 @@ describe('the embedded database session', () => {
       await db.close();
     }
   }, 60_000);
+
+  // The buffer cache sits in the WebAssembly heap, which never shrinks: a deployment short of memory makes it smaller.
+  it.each([true, false])('keeps a 128 MB buffer cache unless given another size (PGlite thread: %s)', async (pgliteThread) => {
+    for (const [size, shown] of [[undefined, '128MB'], [16, '16MB']] as const) {
+      const db = await openDatabase('pglite://memory', { pgliteThread, ...(size ? { pgliteSharedBuffersMb: size } : {}) });
+      try {
+        expect((await db.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0]!.shared_buffers).toBe(shown);
+      } finally {
+        await db.close();
+      }
+    }
+  }, 60_000);
+
+  it('refuses a buffer cache that is not a whole number of MB', async () => {
+    await expect(openDatabase('pglite://memory', { pgliteThread: false, pgliteSharedBuffersMb: 0.5 })).rejects.toThrow(/whole number of MB/);
+  });
 });

@@ -58,10 +58,10 @@ function toError(error: { message: string; name: string; fields: Record<string, 
   return Object.assign(new Error(error.message), error.fields, { name: error.name });
 }
 
-export async function startPgliteThread(dir: string, options: { logSlowMs?: number } = {}): Promise<PgliteThread> {
+export async function startPgliteThread(dir: string, options: { logSlowMs?: number; sharedBuffersMb?: number } = {}): Promise<PgliteThread> {
   // The thread writes its WebAssembly heap's size here after each statement (read by `threadMemory`).
   const heapCell = new Float64Array(new SharedArrayBuffer(8));
-  const worker: Worker = spawnModuleWorker(workerUrl, { workerData: { dir, logSlowMs: options.logSlowMs ?? 0, heapCell } });
+  const worker: Worker = spawnModuleWorker(workerUrl, { workerData: { dir, logSlowMs: options.logSlowMs ?? 0, heapCell, sharedBuffersMb: options.sharedBuffersMb } });
   reportWasmBytes(worker, () => heapCell[0] ?? 0);
   const pending = new Map<number, Pending>();
   let nextId = 1;

@@ -40,7 +40,8 @@ interface OpenTx {
 async function main(): Promise<void> {
   let lite: PGlite;
   try {
-    lite = await openPglite((workerData as { dir: string }).dir);
+    const { dir, sharedBuffersMb } = workerData as { dir: string; sharedBuffersMb?: number };
+    lite = await openPglite(dir, { sharedBuffersMb });
   } catch (err) {
     reply({ id: 0, ready: false, error: err instanceof Error ? err.message : String(err) });
     return;
