@@ -349,9 +349,11 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
    * of workspace and item another ~60).
    */
   const chunksOf = new Map<string, Map<string, string | string[]>>();
-  const chunkIds = (workspaceId: string, itemId: string): string[] => {
+  // An item's array is never changed in place (`remove` and `put` set a new one), so callers may remove
+  // chunks while they iterate it.
+  const chunkIds = (workspaceId: string, itemId: string): readonly string[] => {
     const ids = chunksOf.get(workspaceId)?.get(itemId);
-    return ids === undefined ? [] : typeof ids === 'string' ? [ids] : [...ids];
+    return ids === undefined ? [] : typeof ids === 'string' ? [ids] : ids;
   };
 
   const remove = (id: string): void => {
