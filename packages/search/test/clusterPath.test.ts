@@ -92,4 +92,37 @@ describe('the centroid matrix', () => {
     expect(tied).toContain('dup1');
     expect(tied.indexOf('c7')).toBeLessThan(tied.indexOf('dup1'));
   });
+
+  // A reload writes its matrix into an earlier one's memory (new pages cost the event loop ~130 ms a
+  // reload at 4k x 768): both answer exactly, and a matrix a search is scanning is never written over.
+  it('answers exactly when a newer matrix took over its memory, and keeps the memory a scan is reading', async () => {
+    const rand = seeded(5);
+    const dims = 16;
+    const make = (prefix: string, sign: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, unit: unit(Array.from({ length: dims }, () => sign * Math.abs(rand()))), memberCount: 1 }));
+    const reference = (centroids: { id: string; unit: Float64Array }[], query: Float64Array, k: number) =>
+      centroids
+        .map((c) => ({ id: c.id, sim: c.unit.reduce((a, x, i) => a + x * query[i]!, 0) }))
+        .sort((a, b) => b.sim - a.sim)
+        .slice(0, k);
+    const query = unit(Array.from({ length: dims }, () => Math.abs(rand())));
+    const first = make('a', 1, NATIVE_MIN_ROWS + 100);
+    const second = make('b', -1, NATIVE_MIN_ROWS + 50);
+    const third = make('c', 1, NATIVE_MIN_ROWS + 80);
+
+    const a = new UnitCentroids(first);
+    // `a` is being scanned while `b` is built from it: `b` takes new memory.
+    const scanning = a.nearest(query, 5, -1);
+    const b = new UnitCentroids(second, a);
+    expect(await scanning).toEqual(reference(first, query, 5));
+    // No scan now: `c` writes into `a`'s memory, and `a` answers from its centroids.
+    const c = new UnitCentroids(third, a);
+    expect(await a.nearest(query, 5, -1)).toEqual(reference(first, query, 5));
+    expect(await b.nearest(query, 5, -1)).toEqual(reference(second, query, 5));
+    expect(await c.nearest(query, 5, -1)).toEqual(reference(third, query, 5));
+    // More rows than `b`'s memory holds: new memory again.
+    const d = new UnitCentroids(make('d', 1, Math.ceil((NATIVE_MIN_ROWS + 50) * 1.5)), b);
+    expect((await d.nearest(query, 1, -1))[0]!.id).toMatch(/^d/);
+    expect(await b.nearest(query, 5, -1)).toEqual(reference(second, query, 5));
+  });
 });

@@ -24,38 +24,61 @@ const TTL_MS = 60_000;
 const CENTROID_PAGE = 256;
 
 /**
- * A workspace's unit centroids as the rows of one contiguous matrix (rows of differing lengths padded
- * with zeros, which leave every dot product as it was): a query is compared with every centroid (thousands
- * at 100k items), and reading them in memory order beats a walk over one array per cluster.
+ * A workspace's unit centroids, for the clusters nearest a query (thousands at 100k items).
  *
- * From NATIVE_MIN_ROWS rows a float32 copy is scanned first by the native SIMD kernel (7x faster than
- * this loop on 2,000 x 512), on the scan thread (at 100k items, ~1.8 ms a search on the event loop under
- * 16 clients), and only the rows whose float32 similarity is within its rounding bound of the cut are
- * compared exactly: the answer is the exact scan's, ties and all.
+ * From NATIVE_MIN_ROWS rows a float32 matrix of them (rows of differing lengths padded with zeros, which
+ * leave every dot product as it was) is scanned first by the native SIMD kernel (7x faster than a
+ * JavaScript loop on 2,000 x 512), on the scan thread (at 100k items, ~1.8 ms a search on the event loop
+ * under 16 clients), and only the rows whose float32 similarity is within its rounding bound of the cut
+ * are compared exactly, on the centroids themselves: the answer is the exact scan's, ties and all.
+ *
+ * Centroids are read again whenever clusters move (after each batch of an import), and a new matrix was
+ * new memory: 4,093 x 768 rows as float64 and float32 were 37 MB whose first writes (page faults) held the
+ * event loop 130 ms on an idle 2-core VM, 400-800 ms under 16 clients, every reload. The matrix is now
+ * float32 alone, written into the matrix of an earlier reload that no search is reading any more (`spare`)
+ * when there is one: 1 ms.
  */
 export class UnitCentroids {
   readonly ids: string[];
-  private readonly rows: Float64Array;
-  private readonly rows32: Float32Array | null;
+  private readonly units: Float64Array[];
+  /** The float32 matrix (from NATIVE_MIN_ROWS rows), on shared memory that may be longer than its rows. */
+  private rows32: Float32Array | null = null;
   private readonly stride: number;
+  /** Native scans of `rows32` under way. */
+  private scanning = 0;
 
-  constructor(centroids: readonly Centroid[]) {
+  constructor(centroids: readonly Centroid[], spare?: UnitCentroids) {
     this.ids = centroids.map((c) => c.id);
+    this.units = centroids.map((c) => c.unit);
     // A reduce, not a spread: a workspace of a million items has more clusters than a call takes arguments.
-    this.stride = centroids.reduce((m, c) => Math.max(m, c.unit.length), 0);
-    this.rows = new Float64Array(centroids.length * this.stride);
-    centroids.forEach((c, r) => this.rows.set(c.unit, r * this.stride));
-    if (centroids.length >= NATIVE_MIN_ROWS && this.stride > 0) {
-      this.rows32 = sharedFloats(this.rows.length);
-      this.rows32.set(this.rows);
-    } else this.rows32 = null;
+    const stride = (this.stride = centroids.reduce((m, c) => Math.max(m, c.unit.length), 0));
+    if (centroids.length < NATIVE_MIN_ROWS || stride === 0) return;
+    const length = centroids.length * stride;
+    const rows = spare?.handOver(length) ?? sharedFloats(Math.ceil(length * SPARE_ROOM));
+    centroids.forEach((c, r) => {
+      rows.set(c.unit, r * stride);
+      if (c.unit.length < stride) rows.fill(0, r * stride + c.unit.length, (r + 1) * stride);
+    });
+    this.rows32 = rows.subarray(0, length);
+  }
+
+  /**
+   * This instance's matrix, for a newer one to write its rows into, when it holds at least `length` values
+   * and no scan is reading it; from then on this instance scans exactly.
+   */
+  private handOver(length: number): Float32Array | null {
+    const rows = this.rows32;
+    if (!rows || this.scanning > 0 || (rows.buffer as SharedArrayBuffer).byteLength < length * 4) return null;
+    this.rows32 = null;
+    return new Float32Array(rows.buffer, 0, length);
   }
 
   /** The `k` rows most similar to the unit `query` at or above `floor`, most similar first (ties: the earlier row). */
   async nearest(query: Float64Array, k: number, floor: number): Promise<{ id: string; sim: number }[]> {
     if (k <= 0) return [];
     const count = this.ids.length;
-    if (!this.rows32) return this.exact(query, k, floor, null);
+    const rows32 = this.rows32;
+    if (!rows32) return this.exact(query, k, floor, null);
     const { stride } = this;
     const q32 = new Float32Array(stride);
     let norm = 0;
@@ -66,29 +89,33 @@ export class UnitCentroids {
     // |float32 product - exact| for rows of length <= 1: rounding the operands and each float32 sum
     // (at most stride + 2 roundings of 2^-24 over sum |q_i r_i| <= |q|), and the kernel's 1 - product; doubled.
     const bound = 2 * ((stride + 4) * 2 ** -24 * Math.sqrt(norm) + 2 ** -22);
-    for (let want = Math.min(count, 4 * k + 64); want < count; want = Math.min(count, want * 4)) {
-      const { rows, products } = await topInnerProductsOffThread(this.rows32, q32, stride, want);
-      // Every row's exact similarity is within `bound` of its product: the k-th exact one is at least
-      // the k-th product less the bound, and a row not returned is at most the last product plus it.
-      const cut = Math.max(floor, products.length >= k ? products[k - 1]! - bound : -Infinity);
-      if (products.length < want || products[products.length - 1]! + bound >= cut) continue;
-      const candidates = rows.filter((_, i) => products[i]! + bound >= cut).sort((a, b) => a - b);
-      return this.exact(query, k, floor, candidates);
+    this.scanning++;
+    try {
+      for (let want = Math.min(count, 4 * k + 64); want < count; want = Math.min(count, want * 4)) {
+        const { rows, products } = await topInnerProductsOffThread(rows32, q32, stride, want);
+        // Every row's exact similarity is within `bound` of its product: the k-th exact one is at least
+        // the k-th product less the bound, and a row not returned is at most the last product plus it.
+        const cut = Math.max(floor, products.length >= k ? products[k - 1]! - bound : -Infinity);
+        if (products.length < want || products[products.length - 1]! + bound >= cut) continue;
+        const candidates = rows.filter((_, i) => products[i]! + bound >= cut).sort((a, b) => a - b);
+        return this.exact(query, k, floor, candidates);
+      }
+    } finally {
+      this.scanning--;
     }
     return this.exact(query, k, floor, null);
   }
 
   /** The exact scan, over every row or over `candidates` (ascending row numbers). */
   private exact(query: Float64Array, k: number, floor: number, candidates: readonly number[] | null): { id: string; sim: number }[] {
-    const { rows, stride } = this;
-    const n = Math.min(query.length, stride);
     const top: { id: string; sim: number }[] = [];
     const total = candidates ? candidates.length : this.ids.length;
     for (let c = 0; c < total; c++) {
       const r = candidates ? candidates[c]! : c;
-      const at = r * stride;
+      const unit = this.units[r]!;
+      const n = Math.min(query.length, unit.length);
       let sim = 0;
-      for (let i = 0; i < n; i++) sim += query[i]! * rows[at + i]!;
+      for (let i = 0; i < n; i++) sim += query[i]! * unit[i]!;
       if (!(sim >= floor) || (top.length === k && sim <= top[k - 1]!.sim)) continue;
       let i = top.length === k ? k - 1 : top.length;
       while (i > 0 && top[i - 1]!.sim < sim) i--;
@@ -98,6 +125,9 @@ export class UnitCentroids {
     return top;
   }
 }
+
+/** Room a new matrix leaves for more clusters, so that a later reload can still write into it. */
+const SPARE_ROOM = 1.25;
 
 /** Centroids from which the float32 native scan goes first (below, the exact loop alone is as quick). */
 export const NATIVE_MIN_ROWS = 512;
@@ -114,11 +144,19 @@ interface Member {
  * the database.
  */
 export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs = DEFAULT_SNAPSHOT_STALENESS_MS) {
-  const centroids = cachedRead(db, async (workspaceId) => new UnitCentroids(await loadCentroids(workspaceId)), {
-    maxStaleMs: AGGREGATE_STALENESS_FACTOR * maxStaleMs,
-    tables: ['clusters'],
-    serverTtlMs: TTL_MS,
-  });
+  // Per workspace, the last two built: a reload writes into the older one's matrix (`UnitCentroids`).
+  const built = new Map<string, UnitCentroids[]>();
+  const centroids = cachedRead(
+    db,
+    async (workspaceId) => {
+      const loaded = await loadCentroids(workspaceId);
+      const [older, newer] = built.get(workspaceId) ?? [];
+      const next = new UnitCentroids(loaded, newer ? older : undefined);
+      built.set(workspaceId, newer ? [newer, next] : older ? [older, next] : [next]);
+      return next;
+    },
+    { maxStaleMs: AGGREGATE_STALENESS_FACTOR * maxStaleMs, tables: ['clusters'], serverTtlMs: TTL_MS },
+  );
   /**
    * The last centroids read per workspace, by cluster id with their versions: a reload reads every
    * cluster's version and size, then the centroids of only those whose version moved. While items are
@@ -147,7 +185,7 @@ export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs 
   };
   // A cluster's members are built when a search first reaches it in this snapshot (a search reads three
   // clusters; every member of every cluster is 100k objects at 100k items, built after each reload).
-  const membership = derive(shared.clusterMembership, (clusters) => {
+  const membership = derive(shared.clusterMembership, ({ clusters }) => {
     const runs = new Map(clusters.map((c) => [c.clusterId, c]));
     return onFirstUse((clusterId: string): Member[] => {
       const run = runs.get(clusterId);
