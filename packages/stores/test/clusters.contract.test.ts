@@ -32,9 +32,25 @@ import {
   writeAreas,
   writeAreaTerms,
   writeClusterCentroid,
+  type AreaModelColumns,
   type Db,
 } from '../src/index.js';
 import { databaseBackends, openTestDatabase, randomSuffix, testWorkspace } from '../src/testing/index.js';
+
+/** An area model from its (term, area, changes) rows, as the columns name them. */
+function areaModel(changes: number, areas: [string, number][], rows: [string, string, number][]): AreaModelColumns {
+  const areaNames = areas.map((a) => a[0]);
+  const termNames = [...new Set(rows.map((r) => r[0]))];
+  return {
+    changes,
+    areaNames,
+    areaChanges: areas.map((a) => a[1]),
+    termNames,
+    termOf: rows.map((r) => termNames.indexOf(r[0])),
+    termArea: rows.map((r) => areaNames.indexOf(r[1])),
+    termChanges: rows.map((r) => r[2]),
+  };
+}
 
 const labels = (topic: string) => ({ topic, summary: `${topic} summary`, keywords: [topic, 'shared'] });
 
@@ -240,7 +256,7 @@ describe.each(databaseBackends())('cluster and area repositories on $name', ({ u
     it('publishes a generation at once: readers see the old model until then, never a part of the new one', async () => {
       const ws = await testWorkspace(db);
       expect(await getAreaModelVersion(db, ws)).toBeNull();
-      await replaceAreaModel(db, ws, { changes: 3, areaNames: [ROOT_AREA, 'src/'], areaChanges: [3, 2], termTerms: ['css', 'css'], termAreas: [ROOT_AREA, 'src/'], termChanges: [2, 1] });
+      await replaceAreaModel(db, ws, areaModel(3, [[ROOT_AREA, 3], ['src/', 2]], [['css', ROOT_AREA, 2], ['css', 'src/', 1]]));
       const v1 = await getAreaModelVersion(db, ws);
       expect(v1).toMatchObject({ changes: 3 });
 
@@ -273,9 +289,8 @@ describe.each(databaseBackends())('cluster and area repositories on $name', ({ u
     it.runIf(url.startsWith('pglite'))('on the embedded database, a replaced model\'s space is reused once the re-cluster\'s maintenance has run', async () => {
       const ws = await testWorkspace(db);
       const n = 6_000;
-      const terms = Array.from({ length: n }, (_, i) => `term${i % 1_500}`);
-      const areas = Array.from({ length: n }, (_, i) => `src/area${Math.floor(i / 1_500)}/`);
-      const model = { changes: n, areaNames: [ROOT_AREA, 'src/area0/'], areaChanges: [n, 1_500], termTerms: terms, termAreas: areas, termChanges: terms.map(() => 2) };
+      const rows = Array.from({ length: n }, (_, i): [string, string, number] => [`term${i % 1_500}`, `src/area${Math.floor(i / 1_500)}/`, 2]);
+      const model = areaModel(n, [[ROOT_AREA, n], ...[0, 1, 2, 3].map((a): [string, number] => [`src/area${a}/`, 1_500])], rows);
       const size = async () => Number((await db.query<{ s: string }>("SELECT pg_total_relation_size('area_term_lists')::text AS s")).rows[0]!.s);
       const sizes: number[] = [];
       for (let i = 0; i < 6; i++) {
@@ -291,9 +306,9 @@ describe.each(databaseBackends())('cluster and area repositories on $name', ({ u
 
     it('keeps workspaces apart', async () => {
       const [a, b] = [await testWorkspace(db), await testWorkspace(db)];
-      await replaceAreaModel(db, a, { changes: 2, areaNames: [ROOT_AREA, 'x/'], areaChanges: [2, 2], termTerms: ['t'], termAreas: ['x/'], termChanges: [2] });
-      await replaceAreaModel(db, b, { changes: 0, areaNames: [ROOT_AREA], areaChanges: [0], termTerms: [], termAreas: [], termChanges: [] });
-      await replaceAreaModel(db, b, { changes: 0, areaNames: [ROOT_AREA], areaChanges: [0], termTerms: [], termAreas: [], termChanges: [] });
+      await replaceAreaModel(db, a, areaModel(2, [[ROOT_AREA, 2], ['x/', 2]], [['t', 'x/', 2]]));
+      await replaceAreaModel(db, b, areaModel(0, [[ROOT_AREA, 0]], []));
+      await replaceAreaModel(db, b, areaModel(0, [[ROOT_AREA, 0]], []));
       expect(Object.fromEntries((await getAreaCounts(db, a, ['x/'], ['t'])).terms.get('x/')!)).toEqual({ t: 2 });
       expect((await getAreaCounts(db, b, ['x/'], ['t'])).terms.size).toBe(0);
     });

@@ -68,5 +68,5 @@ export async function rebuildAreaModel(database: Db, workspaceId: string, option
   }
   // The root is written even for an empty workspace: its row says the model was built.
   await replaceAreaModel(db, workspaceId, rows, yieldToLoop);
-  return { changes: rows.changes, areas: rows.areaNames.length, terms: rows.termTerms.length };
+  return { changes: rows.changes, areas: rows.areaNames.length, terms: rows.termOf.length };
 }

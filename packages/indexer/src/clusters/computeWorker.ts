@@ -51,7 +51,7 @@ function handle(request: WorkerRequest): void {
       if (!counter) throw new Error('areas:finish before areas:start');
       const rows = counter.finish();
       counter = null;
-      port!.postMessage({ kind: 'areas', rows } satisfies WorkerReply, [rows.areaChanges.buffer, rows.termChanges.buffer] as ArrayBuffer[]);
+      port!.postMessage({ kind: 'areas', rows } satisfies WorkerReply, [rows.areaChanges.buffer, rows.termOf.buffer, rows.termArea.buffer, rows.termChanges.buffer] as ArrayBuffer[]);
       return;
     }
   }

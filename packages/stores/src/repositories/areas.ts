@@ -18,16 +18,21 @@ export function areasOfFiles(files: readonly string[]): Set<string> {
   return out;
 }
 
-/** A workspace's area model, column-wise (rows cross a thread boundary cheaply this way), sorted by key. */
+/**
+ * A workspace's area model, column-wise (rows cross a thread boundary cheaply this way), sorted by key:
+ * each area and each term named once, the rows numbers into those names.
+ */
 export interface AreaModelColumns {
   /** Changes counted: the root area's size. */
   changes: number;
   /** Areas with the changes touching each, the root area included. */
   areaNames: readonly string[];
   areaChanges: ArrayLike<number>;
-  /** Row i: changes touching area `termAreas[i]` whose title has term `termTerms[i]`. */
-  termTerms: readonly string[];
-  termAreas: readonly string[];
+  /** The terms the rows name. */
+  termNames: readonly string[];
+  /** Row i: changes touching area `areaNames[termArea[i]]` whose title has term `termNames[termOf[i]]`. */
+  termOf: ArrayLike<number>;
+  termArea: ArrayLike<number>;
   termChanges: ArrayLike<number>;
 }
 
@@ -147,12 +152,19 @@ export async function replaceAreaModel(db: Queryable, workspaceId: string, model
     await between();
   }
   // Slices end where a term does (a term's rows go in one statement), so a slice can pass AREA_SLICE by one term's areas.
-  const rows = termsTogether(model.termTerms);
+  const rows = termsTogether(model.termOf);
   for (let i = 0, end = 0; i < rows.length; i = end) {
     end = Math.min(i + AREA_SLICE, rows.length);
-    while (end < rows.length && model.termTerms[rows[end]!] === model.termTerms[rows[end - 1]!]) end++;
-    const part = <T>(list: ArrayLike<T>): T[] => rows.slice(i, end).map((r) => list[r]!);
-    await writeAreaTerms(db, workspaceId, generation, part(model.termTerms), part(model.termAreas), part(model.termChanges));
+    while (end < rows.length && model.termOf[rows[end]!] === model.termOf[rows[end - 1]!]) end++;
+    const part = rows.slice(i, end);
+    await writeAreaTerms(
+      db,
+      workspaceId,
+      generation,
+      part.map((r) => model.termNames[model.termOf[r]!]!),
+      part.map((r) => model.areaNames[model.termArea[r]!]!),
+      part.map((r) => model.termChanges[r]!),
+    );
     await between();
   }
   const published = await publishAreaModel(db, workspaceId, generation, model.changes);
@@ -161,14 +173,14 @@ export async function replaceAreaModel(db: Queryable, workspaceId: string, model
 }
 
 /** Row indices with each term's rows next to each other, in their order: as given when they already are (the model is built sorted by term). */
-function termsTogether(terms: readonly string[]): number[] {
-  const rows = terms.map((_, i) => i);
-  const ended = new Set<string>();
+function termsTogether(terms: ArrayLike<number>): number[] {
+  const rows = Array.from({ length: terms.length }, (_, i) => i);
+  const ended = new Set<number>();
   for (let i = 1; i < terms.length; i++) {
     if (terms[i] === terms[i - 1]) continue;
     ended.add(terms[i - 1]!);
     if (!ended.has(terms[i]!)) continue;
-    const byTerm = new Map<string, number[]>();
+    const byTerm = new Map<number, number[]>();
     rows.forEach((r) => (byTerm.get(terms[r]!) ?? byTerm.set(terms[r]!, []).get(terms[r]!)!).push(r));
     return [...byTerm.values()].flat();
   }
