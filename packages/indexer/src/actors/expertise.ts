@@ -129,7 +129,8 @@ export async function refreshExpertise(
   // with every search's read waiting behind it).
   const roles = options.read ? await options.read.rolesOfActors(workspaceId, people) : await loadActorRoles(db, workspaceId, people);
   const involvement = new Map<string, Map<string, { weight: number; authored: boolean }>>();
-  for (const r of roles) {
+  for (const [i, r] of roles.entries()) {
+    if (i > 0 && i % (20 * ITEMS_BETWEEN_YIELDS) === 0) await yieldToLoop();
     const items = involvement.get(r.actorId) ?? new Map<string, { weight: number; authored: boolean }>();
     const before = items.get(r.itemId) ?? { weight: 0, authored: false };
     const weight = ROLE_WEIGHT[r.role] ?? 0.3;
@@ -157,12 +158,12 @@ export async function refreshExpertise(
     }
     const items = involvement.get(actor.id) ?? new Map<string, { weight: number; authored: boolean }>();
     const scores = new Map<string, { entry: ExpertiseEntry; support: number }>();
-    if (scored > ITEMS_BETWEEN_YIELDS) {
-      scored = 0;
-      await yieldToLoop();
-    }
-    scored += items.size;
     for (const [itemId, { weight }] of items) {
+      // Within a person's items too: a prolific author's thousands of items were one run of the loop.
+      if (++scored >= ITEMS_BETWEEN_YIELDS) {
+        scored = 0;
+        await yieldToLoop();
+      }
       const domains = domainsOf.get(itemId) ?? [];
       // An item about twenty areas must not outweigh a few focused ones.
       const share = weight / Math.sqrt(Math.max(1, domains.length));

@@ -19,11 +19,7 @@ export function createContextReader(db: Db, read: SearchReadModel, shared: Share
     maxStaleMs: AGGREGATE_STALENESS_FACTOR * (maxStaleMs ?? DEFAULT_SNAPSHOT_STALENESS_MS),
     tables: ['clusters'],
   });
-  const clusterOfItem = derive(shared.clusterMembership, (clusters) => {
-    const clusterOf = new Map<string, string>();
-    for (const { clusterId, ids } of clusters) for (const id of ids) clusterOf.set(id, clusterId);
-    return clusterOf;
-  });
+  const clusterOfItem = derive(shared.clusterMembership, (membership) => membership.clusterOf);
   const actorCardsOf = snapshotAtRest(db, async (workspaceId) => new Map((await actorCards(db, workspaceId)).map((a) => [a.id, a])), { maxStaleMs, tables: ['actors'] });
   const clusters = both(clusterCardsOf, clusterOfItem, (cards, clusterOf) => ({ cards, clusterOf }));
 
