@@ -36,7 +36,7 @@ const CENTROID_PAGE = 256;
  * new memory: 4,093 x 768 rows as float64 and float32 were 37 MB whose first writes (page faults) held the
  * event loop 130 ms on an idle 2-core VM, 400-800 ms under 16 clients, every reload. The matrix is now
  * float32 alone, written into the matrix of an earlier reload that no search is reading any more (`spare`)
- * when there is one: 1 ms.
+ * when there is one: 6-8 ms.
  */
 export class UnitCentroids {
   readonly ids: string[];
