@@ -101,10 +101,13 @@ export function createAreaCounter(): AreaCounter {
       for (const a of kept) for (const t of termsIn[a]!.keys()) perTerm[termRank[t]! + 1]!++;
       for (let r = 1; r < perTerm.length; r++) perTerm[r]! += perTerm[r - 1]!;
       const total = perTerm[termRank.length]!;
-      // A row's area row and count in one number (area row * 2^32 + count), so a term's rows sort natively.
+      // A row's area row and count in one number (area row * scale + count; a count is at most `changes`),
+      // so a term's rows sort natively.
+      const scale = 2 ** Math.ceil(Math.log2(changes + 1));
+      if (kept.length * scale > Number.MAX_SAFE_INTEGER) throw new Error(`area model: ${kept.length} areas of ${changes} changes do not fit its row keys`);
       const packed = new Float64Array(total);
       const next = perTerm.slice(0, termRank.length);
-      for (const a of kept) for (const [t, n] of termsIn[a]!) packed[next[termRank[t]!]!++] = keptAt[a]! * 2 ** 32 + n;
+      for (const a of kept) for (const [t, n] of termsIn[a]!) packed[next[termRank[t]!]!++] = keptAt[a]! * scale + n;
       const termOf = new Int32Array(total);
       const termArea = new Int32Array(total);
       const termChanges = new Int32Array(total);
@@ -114,8 +117,8 @@ export function createAreaCounter(): AreaCounter {
         packed.subarray(start, end).sort();
         for (let i = start; i < end; i++) {
           termOf[i] = r;
-          termArea[i] = Math.floor(packed[i]! / 2 ** 32);
-          termChanges[i] = packed[i]! % 2 ** 32;
+          termArea[i] = Math.floor(packed[i]! / scale);
+          termChanges[i] = packed[i]! % scale;
         }
       }
       const termNames = new Array<string>(termRank.length);
