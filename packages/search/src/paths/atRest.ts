@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { clusterMembership, readCommitted, runInBackground, tableChanges, type Db } from '@engram/stores';
 
 /** How stale a snapshot may be served while writes go on, by default (`SEARCH_CONTEXT_STALENESS_MS`). */
@@ -214,7 +215,7 @@ async function loadMembership(db: Db, workspaceId: string): Promise<ClusterMembe
     for (const id of ids) clusterOf.set(id, clusterId);
     if ((since += ids.length) >= MEMBERS_BETWEEN_TURNS) {
       since = 0;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
   return { clusters, clusterOf };

@@ -150,9 +150,10 @@ export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs 
     db,
     async (workspaceId) => {
       const loaded = await loadCentroids(workspaceId);
-      const [older, newer] = built.get(workspaceId) ?? [];
-      const next = new UnitCentroids(loaded, newer ? older : undefined);
-      built.set(workspaceId, newer ? [newer, next] : older ? [older, next] : [next]);
+      const last = built.get(workspaceId) ?? [];
+      // The older of the two: the newer one is what searches are served now.
+      const next = new UnitCentroids(loaded, last.length === 2 ? last[0] : undefined);
+      built.set(workspaceId, [...last.slice(-1), next]);
       return next;
     },
     { maxStaleMs: AGGREGATE_STALENESS_FACTOR * maxStaleMs, tables: ['clusters'], serverTtlMs: TTL_MS },
