@@ -14,6 +14,7 @@ import {
   linkImportEvents,
   getImportProgress,
   markEvent,
+  markEvents,
   migrate,
   migrations,
   openDatabase,
@@ -173,6 +174,41 @@ describe.each(databaseBackends())('database contract on $name', ({ url }) => {
     expect(progress).toMatchObject({ events: 3, indexed: 3, pending: 0, failed: 0 });
   });
 
+  it("keeps each import's progress equal to a count of its events' statuses through links and marks in any order", async () => {
+    const ws = await testWorkspace(db);
+    const counted = async (importId: string) =>
+      (
+        await db.query<{ events: number; indexed: number; failed: number }>(
+          `SELECT count(*)::int AS events, (count(*) FILTER (WHERE e.status IN ('indexed', 'skipped')))::int AS indexed, (count(*) FILTER (WHERE e.status = 'failed'))::int AS failed
+           FROM import_events ie JOIN source_events e ON e.id = ie.event_id WHERE ie.import_id = $1`,
+          [importId],
+        )
+      ).rows[0]!;
+    const same = async (importId: string) => {
+      const { events, indexed, failed } = (await getImportProgress(db, importId))!;
+      expect({ events, indexed, failed }).toEqual(await counted(importId));
+    };
+    const first = await upsertImport(db, { workspaceId: ws, provider: 'github', container: 'o/r', fileHash: 'one', received: 4, invalid: 0, errors: [] });
+    const a = await stageEvents(db, { workspaceId: ws, importId: first, events: [10, 11, 12, 13].map((n) => event(n)) });
+    await linkImportEvents(db, first, a.ids);
+    await markEvents(db, [{ id: a.ids[0]!, status: 'indexed' }, { id: a.ids[1]!, status: 'failed', error: 'no' }, { id: a.ids[2]!, status: 'skipped' }]);
+    await same(first);
+    // A second file shares two events with the first: one settled before it was linked, one still pending.
+    const second = await upsertImport(db, { workspaceId: ws, provider: 'github', container: 'o/r', fileHash: 'two', received: 3, invalid: 0, errors: [] });
+    const b = await stageEvents(db, { workspaceId: ws, importId: second, events: [event(10), event(13), event(14)] });
+    await linkImportEvents(db, second, b.ids);
+    await linkImportEvents(db, second, b.ids);
+    expect((await getImportProgress(db, second))!).toMatchObject({ events: 3, indexed: 1, failed: 0, pending: 2 });
+    // Marks move each event in every import it is in; a mark that changes nothing moves nothing.
+    await markEvents(db, [{ id: a.ids[1]!, status: 'indexed' }, { id: a.ids[3]!, status: 'indexed' }, { id: a.ids[0]!, status: 'indexed' }]);
+    await markEvent(db, b.ids[2]!, 'failed', 'gave up');
+    await markEvent(db, b.ids[2]!, 'failed', 'gave up again');
+    await same(first);
+    await same(second);
+    expect((await getImportProgress(db, first))!).toMatchObject({ events: 4, indexed: 4, failed: 0, pending: 0 });
+    expect((await getImportProgress(db, second))!).toMatchObject({ events: 3, indexed: 2, failed: 1, pending: 0 });
+  });
+
   it('checkpoints a sync cursor page by page and marks the walk done on the last page', async () => {
     const ws = await testWorkspace(db);
     const conn = await createConnection(db, createSecretBox('a-test-secret-key-of-enough-length'), { workspaceId: ws, provider: 'github', config: {}, token: 't' });
@@ -259,6 +295,26 @@ describe('migration 012: the embedding cache as float4 bytes', () => {
       expect(got.get('old')).toEqual([Math.fround(0.1), -2.5, Math.fround(3e-8), 0]);
       expect(got.get('new')).toEqual([Math.fround(1 / 3), -0.25]);
       expect(got.has('absent')).toBe(false);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('migration 015: import progress kept on the import', () => {
+  it('counts the events of imports made before it, and keeps counting after it', async () => {
+    const db = await openDatabase('pglite://memory');
+    try {
+      await migrate(db, migrations.filter((m) => m.id < '015'));
+      const ws = await testWorkspace(db);
+      const importId = await upsertImport(db, { workspaceId: ws, provider: 'github', container: 'o/r', fileHash: 'old', received: 3, invalid: 0, errors: [] });
+      const staged = await stageEvents(db, { workspaceId: ws, importId, events: [event(1), event(2), event(3)] });
+      await linkImportEvents(db, importId, staged.ids);
+      await markEvents(db, [{ id: staged.ids[0]!, status: 'indexed' }, { id: staged.ids[1]!, status: 'failed', error: 'no' }]);
+      expect(await migrate(db)).toEqual(['015_import_progress']);
+      expect(await getImportProgress(db, importId)).toMatchObject({ events: 3, indexed: 1, failed: 1, pending: 1 });
+      await markEvents(db, [{ id: staged.ids[2]!, status: 'indexed' }]);
+      expect(await getImportProgress(db, importId)).toMatchObject({ events: 3, indexed: 2, failed: 1, pending: 0 });
     } finally {
       await db.close();
     }

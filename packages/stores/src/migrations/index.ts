@@ -13,6 +13,7 @@ import { m011AreaTermLists } from './m011_area_term_lists.js';
 import { m012EmbeddingCacheBytes } from './m012_embedding_cache_bytes.js';
 import { m013CentroidBytes } from './m013_centroid_bytes.js';
 import { m014ChangeXids } from './m014_change_xids.js';
+import { m015ImportProgress } from './m015_import_progress.js';
 
 export interface Migration {
   id: string;
@@ -35,6 +36,7 @@ export const migrations: Migration[] = [
   { id: '012_embedding_cache_bytes', sql: m012EmbeddingCacheBytes },
   { id: '013_centroid_bytes', sql: m013CentroidBytes },
   { id: '014_change_xids', sql: m014ChangeXids },
+  { id: '015_import_progress', sql: m015ImportProgress },
 ];
 
 /**
