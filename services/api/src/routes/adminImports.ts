@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { ExportFormatError, importGitHubExport } from '@engram/connectors';
 import type { Runtime } from '@engram/runtime';
-import { getImportProgress, getWorkspace, type ImportProgress } from '@engram/stores';
+import { getImportProgress, getWorkspace } from '@engram/stores';
 import { badRequest, notFound, parseBody } from '../http/errors.js';
 import { route } from '../http/context.js';
 
@@ -19,17 +19,6 @@ export const CreateImport = z
     content: z.string().min(1),
   })
   .strict();
-
-/**
- * An import's progress counts its events by status, a join over every event it staged: ~40 ms for an
- * import of 5k events on the embedded database, growing with the import, and `engram import --wait` asks
- * twice a second per import. Before this pacing, six imports watched every 2 s took 20% of the database's
- * time at 30k items. A figure is recomputed only once the database has had 20 times the last computation's
- * duration to itself (across every import: a poll in between gets the import's last figure), so watching
- * imports costs at most ~5% of the database's time however large or many they are. An import's first poll
- * always computes.
- */
-const PROGRESS_PACE = 20;
 
 /**
  * A process parses and stages one file at a time; the others wait holding only their request bodies. A
@@ -52,35 +41,7 @@ function oneAtATime(): <T>(run: () => Promise<T>) => Promise<T> {
 export function adminImportRoutes(runtime: Runtime): Router {
   const router = Router();
   const { db, queue } = runtime;
-  const last = new Map<string, { at: number; progress: Promise<ImportProgress | null> }>();
-  let nextAt = 0;
   const staging = oneAtATime();
-
-  const progressOf = (id: string): Promise<ImportProgress | null> => {
-    const now = performance.now();
-    const hit = last.get(id);
-    if (hit && now < nextAt) return hit.progress;
-    nextAt = Infinity;
-    const progress = getImportProgress(db, id);
-    last.set(id, { at: now, progress });
-    const settle = (): void => {
-      const end = performance.now();
-      nextAt = end + (end - now) * PROGRESS_PACE;
-    };
-    void progress.then(
-      (p) => {
-        settle();
-        if (!p) last.delete(id);
-      },
-      () => {
-        settle();
-        last.delete(id);
-      },
-    );
-    // Imports nobody has asked about for a minute are forgotten.
-    for (const [key, entry] of last) if (now - entry.at > 60_000) last.delete(key);
-    return progress;
-  };
 
   router.post(
     '/imports',
@@ -100,7 +61,8 @@ export function adminImportRoutes(runtime: Runtime): Router {
   router.get(
     '/imports/:id',
     route(async (req, res) => {
-      const progress = await progressOf(String(req.params.id));
+      // Counts kept on the import's row as its events are linked and marked: one row read, however large the import.
+      const progress = await getImportProgress(db, String(req.params.id));
       if (!progress) throw notFound('import');
       res.json(progress);
     }),
