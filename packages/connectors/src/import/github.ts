@@ -37,16 +37,16 @@ const zodMessage = (err: unknown): string => {
 };
 
 /**
- * The file's entries as events, and the ones that are not. The parsed objects (as large again as the
- * events) are garbage once this returns, before any of the staging's round trips.
- */
-/**
  * Entries normalised and validated between two turns of the event loop: the request that uploads a file
  * runs on the event loop that answers searches, and 2,000 entries at once were one run of ~0.5 s there
  * (a CPU profile at 100k items under 16 searching clients).
  */
 const NORMALIZE_SLICE = 250;
 
+/**
+ * The file's entries as events, and the ones that are not. The parsed objects (as large again as the
+ * events) are garbage once this returns, before any of the staging's round trips.
+ */
 async function normalizeExport(content: string, repo: string): Promise<{ entries: { index: number; event: SourceEvent }[]; errors: { index: number; message: string }[]; received: number }> {
   const parsed = parseExportText(content);
   const errors = [...parsed.errors];

@@ -9,8 +9,10 @@
  * Linking counts each newly linked event by its status; marking moves each changed event between
  * pending, settled (indexed or skipped) and failed in every import it belongs to. A link reads the
  * statuses under a share lock (on a Postgres server, a mark of the same event in flight commits first,
- * so neither statement misses the other). Events leave `source_events` only with their workspace, and its
- * imports with it. (Statements end where a line ends with a semicolon: a function's end shares its line.)
+ * so neither statement misses the other). A mark locks its imports' rows in id order before moving their
+ * counts: on a server, two workers marking events of the same imports would otherwise lock them in
+ * whatever order their joins produced, and could deadlock. Events leave `source_events` only with their
+ * workspace, and its imports with it. (Statements end where a line ends with a semicolon: a function's end shares its line.)
  */
 export const m015ImportProgress = `
 ALTER TABLE imports ADD COLUMN events integer NOT NULL DEFAULT 0;
@@ -41,7 +43,8 @@ BEGIN
 CREATE TRIGGER import_events_linked AFTER INSERT ON import_events REFERENCING NEW TABLE AS linked FOR EACH STATEMENT EXECUTE FUNCTION import_events_linked();
 CREATE FUNCTION source_events_marked() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE imports i SET settled = i.settled + c.settled, failed = i.failed + c.failed
+  PERFORM 1 FROM imports WHERE id IN (SELECT ie.import_id FROM marked_after a JOIN import_events ie ON ie.event_id = a.id) ORDER BY id FOR UPDATE; UPDATE imports i
+  SET settled = i.settled + c.settled, failed = i.failed + c.failed
   FROM (
     SELECT ie.import_id,
            sum((a.status IN ('indexed', 'skipped'))::int - (b.status IN ('indexed', 'skipped'))::int)::int AS settled,
