@@ -375,6 +375,23 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
     for (const matrix of workspaces.values()) matrix.flushGraph();
   };
 
+  // One copy of each workspace id, source, type and list of actor names, which 100k chunks repeat a few
+  // hundred times over (each row read brings its own copies: ~20 MB of the event loop's heap at 100k).
+  const interned = new Map<string, string>();
+  const internedNames = new Map<string, readonly string[]>();
+  const intern = (value: string): string => {
+    const known = interned.get(value);
+    if (known !== undefined) return known;
+    interned.set(value, value);
+    return value;
+  };
+  const internNames = (names: readonly string[]): readonly string[] => {
+    const key = names.join('\u0000');
+    let known = internedNames.get(key);
+    if (!known) internedNames.set(key, (known = Object.freeze(names.map(intern))));
+    return known;
+  };
+
   const put = (entry: Omit<Entry, 'row' | 'key'>, vector: ArrayLike<number>): WorkspaceMatrix | undefined => {
     const unit = toUnit(vector);
     remove(entry.id);
@@ -386,7 +403,15 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
       workspaces.set(entry.workspaceId, matrix);
     }
     if (matrix.dims !== unit.length) return undefined;
-    const full: Entry = { ...entry, row: -1, key: nextKey++ };
+    const full: Entry = {
+      ...entry,
+      workspaceId: intern(entry.workspaceId),
+      source: intern(entry.source),
+      type: intern(entry.type),
+      actorNames: internNames(entry.actorNames),
+      row: -1,
+      key: nextKey++,
+    };
     matrix.push(full, unit);
     position.set(entry.id, full);
     let items = chunksOf.get(entry.workspaceId);
