@@ -1,4 +1,5 @@
 import { exactSearch, MetricKind, type Matches } from 'usearch';
+import { Interner } from '../interner.js';
 import { ChunkGraph, GRAPH_BUILD_SLICE, GRAPH_MIN_ROWS, GRAPH_OVERFETCH } from './graph.js';
 import { candidateRescorer } from './rescore.js';
 import { runningEpoch, scanShared } from './scanThread.js';
@@ -375,22 +376,9 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
     for (const matrix of workspaces.values()) matrix.flushGraph();
   };
 
-  // One copy of each workspace id, source, type and list of actor names, which 100k chunks repeat a few
-  // hundred times over (each row read brings its own copies: ~20 MB of the event loop's heap at 100k).
-  const interned = new Map<string, string>();
-  const internedNames = new Map<string, readonly string[]>();
-  const intern = (value: string): string => {
-    const known = interned.get(value);
-    if (known !== undefined) return known;
-    interned.set(value, value);
-    return value;
-  };
-  const internNames = (names: readonly string[]): readonly string[] => {
-    const key = names.join('\u0000');
-    let known = internedNames.get(key);
-    if (!known) internedNames.set(key, (known = Object.freeze(names.map(intern))));
-    return known;
-  };
+  // One copy of each workspace id, source, type and list of actor names: each row read brings its own
+  // copies (~20 MB of the event loop's heap at 100k chunks).
+  const interned = new Interner();
 
   const put = (entry: Omit<Entry, 'row' | 'key'>, vector: ArrayLike<number>): WorkspaceMatrix | undefined => {
     const unit = toUnit(vector);
@@ -405,10 +393,10 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
     if (matrix.dims !== unit.length) return undefined;
     const full: Entry = {
       ...entry,
-      workspaceId: intern(entry.workspaceId),
-      source: intern(entry.source),
-      type: intern(entry.type),
-      actorNames: internNames(entry.actorNames),
+      workspaceId: interned.string(entry.workspaceId),
+      source: interned.string(entry.source),
+      type: interned.string(entry.type),
+      actorNames: interned.list(entry.actorNames),
       row: -1,
       key: nextKey++,
     };

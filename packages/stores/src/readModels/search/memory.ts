@@ -5,6 +5,7 @@ import { itemPredicate, narrowsItems } from './filterSql.js';
 import { actorRolesOf } from './people.js';
 import { pgNumberArray } from './pgArrays.js';
 import { GrowingPostingList, parseTsvector, type DocumentTerm } from './postingLists.js';
+import { Interner } from '../../interner.js';
 import type { MentionRow } from '../../repositories/clusters.js';
 import type { ActorRole as ActorItemRole } from '../../repositories/expertise.js';
 import { ENTITIES_PER_ITEM, type ActorItemRow, type CandidateRow, type CollectionStats, type EntityMatch, type EntityMatchesRead, type PoolRow, type PostingsRead, type SearchReadModel } from './types.js';
@@ -90,9 +91,8 @@ class WorkspaceIndex {
   readonly prOfDoc: (string | undefined)[] = [];
   documents = 0;
   totalLength = 0;
-  /** One copy of each type, source, category and list of actor names (100k items repeat a few hundred). */
-  private readonly interned = new Map<string, string>();
-  private readonly internedNames = new Map<string, readonly string[]>();
+  /** One copy of each type, source, category, role and list of actor names. */
+  private readonly interned = new Interner();
   /** Lists and entities that lost a document since the last `compactRetired`. */
   private readonly retiredLists = new Set<GrowingPostingList>();
   private readonly retiredEntities = new Set<EntityEntry>();
@@ -130,21 +130,6 @@ class WorkspaceIndex {
     }
   }
 
-  /** `value` as the one copy of it this index keeps. */
-  intern(value: string): string {
-    const known = this.interned.get(value);
-    if (known !== undefined) return known;
-    this.interned.set(value, value);
-    return value;
-  }
-
-  private internNames(names: readonly string[]): readonly string[] {
-    const key = names.join('\u0000');
-    let known = this.internedNames.get(key);
-    if (!known) this.internedNames.set(key, (known = Object.freeze(names.map((n) => this.intern(n)))));
-    return known;
-  }
-
   add(row: ItemRowRead, postings: readonly DocumentTerm[], mentions: readonly Mention[], roles: readonly ActorRole[]): void {
     this.retire(row.id);
     const doc = this.ids.length;
@@ -158,10 +143,10 @@ class WorkspaceIndex {
     this.prOfDoc.push(this.lowestPr(row.id));
     this.alive[doc] = 1;
     this.length.push(row.lexical_length);
-    this.type.push(this.intern(row.type));
-    this.source.push(this.intern(row.source));
+    this.type.push(this.interned.string(row.type));
+    this.source.push(this.interned.string(row.source));
     this.occurredAt.push(new Date(row.occurred_at).getTime());
-    this.actorNames.push(this.internNames(row.actor_names));
+    this.actorNames.push(this.interned.list(row.actor_names));
     this.documents++;
     this.totalLength += row.lexical_length;
     const terms = this.termsOf.append(doc, postings.length);
@@ -184,7 +169,7 @@ class WorkspaceIndex {
         e = this.entities.length;
         // Created holding its first mention: most entities have one item, and an empty array's first push
         // reserves room for 17.
-        this.entities.push({ id, key: m.key, category: this.intern(m.category), docs: [doc], confidence: [m.confidence], live: 1, dead: 0 });
+        this.entities.push({ id, key: m.key, category: this.interned.string(m.category), docs: [doc], confidence: [m.confidence], live: 1, dead: 0 });
         this.entityIndex.set(id, e);
         this.entitiesByKey.set(m.key, [...(this.entitiesByKey.get(m.key) ?? []), e]);
       } else {
@@ -220,7 +205,7 @@ class WorkspaceIndex {
     if (role === undefined) {
       if (this.roles.length >= ROLE_SLOTS) throw new Error(`a workspace's items name more than ${ROLE_SLOTS} actor roles`);
       role = this.roles.length;
-      this.roles.push(this.intern(name));
+      this.roles.push(this.interned.string(name));
       this.roleIndex.set(name, role);
     }
     return role;
@@ -900,7 +885,7 @@ export function createMemoryReadModel(
   };
 }
 
-/** The smallest of a non-empty set of ids. */
+/** The smallest of the ids (undefined when there are none). */
 function smallest(ids: readonly string[]): string | undefined {
   let best: string | undefined;
   for (const id of ids) if (best === undefined || id < best) best = id;
