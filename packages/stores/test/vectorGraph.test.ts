@@ -94,3 +94,54 @@ describe('vector memory index with its graph (an approximate search above a size
     expect(hits.filter((h) => truth.has(h.itemId)).length).toBeGreaterThanOrEqual(8);
   });
 });
+
+describe('vector memory index: a graph search scored on the scan thread', () => {
+  const dims = 32;
+  const next = random(31);
+  const topics = Array.from({ length: 200 }, () => Array.from({ length: dims }, next));
+  const near = (topic: number[], noise: number) => topic.map((x) => x + noise * next());
+  // Above the size from which unfiltered searches use the native scan (4,096 chunks), so the graph answers.
+  const index = createMemoryIndex({ graphMinRows: 3_000 });
+  const records = new Map<string, number[]>();
+  const cosine = (a: number[], b: number[]) => a.reduce((s, x, d) => s + x * b[d]!, 0) / Math.sqrt(a.reduce((s, x) => s + x * x, 0) * b.reduce((s, x) => s + x * x, 0));
+  const batch = Array.from({ length: 6_000 }, (_, i) => {
+    const vector = near(topics[i % topics.length]!, 0.6);
+    records.set(`i${i}`, vector);
+    return { id: `c-i${i}`, itemId: `i${i}`, vector, workspaceId: 'w', source: 'github', type: 'commit', occurredAt: '2026-01-01T00:00:00Z', actorNames: [] };
+  });
+  const exactHits = async (q: number[], k: number) => {
+    const hits = await index.search(q, { workspaceId: 'w' }, k);
+    expect(hits).toHaveLength(k);
+    for (const h of hits) expect(h.similarity).toBeCloseTo(cosine(records.get(h.itemId)!, q), 5);
+    return hits;
+  };
+
+  it('scores on the scan thread at the rows it heard of, and here when a removal moved one meanwhile', async () => {
+    index.upsert(batch);
+    for (let i = 0; i < 1_000 && !index.graphReady('w'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(index.graphReady('w')).toBe(true);
+    // Removals move rows (the last row into each hole), and the thread hears of the moves. The searches
+    // are about the topics of the last rows (item i is about topic i % 200), the chunks that moved.
+    const removed = [...records.keys()].filter((id) => Number(id.slice(1)) % 97 === 5);
+    index.deleteItems('w', removed);
+    for (const id of removed) records.delete(id);
+    for (let t = 0; t < 10; t++) await exactHits(near(topics[140 + t * 6]!, 0.6), 20);
+    const settled = index.graphSearches('w');
+    expect(settled.searches).toBe(10);
+    expect(settled.scoredHere).toBe(0);
+
+    // A search sent before removals that move rows: what the thread scored no longer holds, so it is scored here.
+    const q = near(topics[77]!, 0.6);
+    const gone = (await exactHits(q, 30)).slice(0, 10).map((h) => h.itemId);
+    const pending = index.search(q, { workspaceId: 'w' }, 30);
+    index.deleteItems('w', gone);
+    for (const id of gone) records.delete(id);
+    const hits = await pending;
+    expect(hits).toHaveLength(30);
+    for (const h of hits) {
+      expect(gone).not.toContain(h.itemId);
+      expect(h.similarity).toBeCloseTo(cosine(records.get(h.itemId)!, q), 5);
+    }
+    expect(index.graphSearches('w')).toEqual({ searches: 12, scoredHere: 1 });
+  });
+});

@@ -1,4 +1,4 @@
-import { graphAdd, graphDrop, graphRemove, graphSearch, runningEpoch, threadEpoch } from './scanThread.js';
+import { graphAdd, graphDrop, graphMove, graphRemove, graphSearch, runningEpoch, threadEpoch, type GraphRescore, type ScanFound } from './scanThread.js';
 
 let nextGraph = 1;
 
@@ -8,7 +8,8 @@ let nextGraph = 1;
  * ~16 ms of a core a search under 16 clients, as much CPU as the rest of the search, where the graph
  * answers in about a millisecond. The graph lives on the scan thread (`scanThread.ts`); this is the event
  * loop's handle to it. Keys are the chunks' own numbers, never reused, so a key the graph returns after
- * its chunk was removed or replaced is simply not found by the caller.
+ * its chunk was removed or replaced is simply not found by the caller. The thread also hears each chunk's
+ * row of the matrix (as added, and as a removal moves it), so it can score a search's chunks exactly.
  */
 export class ChunkGraph {
   readonly id = nextGraph++;
@@ -32,10 +33,10 @@ export class ChunkGraph {
     return this.failed || threadEpoch() !== this.epoch || this.removedSince > Math.max(1_000, this.live / 4);
   }
 
-  /** Adds the build's chunks, the first call creating the graph; resolves once the thread has them. */
-  async build(keys: readonly number[], vectors: Float32Array, first: boolean): Promise<void> {
+  /** Adds the build's chunks (at `rows` of the matrix), the first call creating the graph; resolves once the thread has them. */
+  async build(keys: readonly number[], rows: readonly number[], vectors: Float32Array, first: boolean): Promise<void> {
     this.live += keys.length;
-    await graphAdd(this.id, this.dims, Float64Array.from(keys), vectors, { acked: true, create: first }).catch(() => {
+    await graphAdd(this.id, this.dims, Float64Array.from(keys), Float64Array.from(rows), vectors, { acked: true, create: first }).catch(() => {
       this.failed = true;
     });
   }
@@ -46,9 +47,9 @@ export class ChunkGraph {
   }
 
   /** Chunks written after the build began, one message for a write's chunks (`vectors` moves to the thread). */
-  add(keys: readonly number[], vectors: Float32Array): void {
+  add(keys: readonly number[], rows: readonly number[], vectors: Float32Array): void {
     this.live += keys.length;
-    graphAdd(this.id, this.dims, Float64Array.from(keys), vectors, { acked: false }).catch(() => {
+    graphAdd(this.id, this.dims, Float64Array.from(keys), Float64Array.from(rows), vectors, { acked: false }).catch(() => {
       this.failed = true;
     });
   }
@@ -61,13 +62,23 @@ export class ChunkGraph {
     });
   }
 
+  /** Chunks now at other rows of the matrix. */
+  move(keys: readonly number[], rows: readonly number[]): void {
+    graphMove(this.id, Float64Array.from(keys), Float64Array.from(rows)).catch(() => {
+      this.failed = true;
+    });
+  }
+
   drop(): void {
     graphDrop(this.id).catch(() => undefined);
   }
 
-  /** Keys of (about) the `keep` chunks nearest to `query` by inner product among the graph's `count` nearest, nearest first. */
-  search(query: Float32Array, count: number, keep: number): Promise<Float64Array> {
-    return graphSearch(this.id, query, count, keep);
+  /**
+   * Keys of (about) the `keep` chunks nearest to `query` by inner product among the graph's `count` nearest,
+   * nearest first; with `rescore`, the best `rescore.want` of them scored on the float32 matrix (`fine`).
+   */
+  search(query: Float32Array, count: number, keep: number, rescore?: GraphRescore): Promise<{ keys: Float64Array; fine?: ScanFound }> {
+    return graphSearch(this.id, query, count, keep, rescore);
   }
 }
 

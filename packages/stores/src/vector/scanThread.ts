@@ -39,16 +39,30 @@ export interface Rescore {
 
 /** Operations on a graph held by the thread (`graph` names it); `id` asks for a reply. */
 export type GraphRequest =
-  | { op: 'graph-add'; id?: number; graph: number; dims: number; keys: Float64Array; vectors: Float32Array; create?: boolean }
+  | { op: 'graph-add'; id?: number; graph: number; dims: number; keys: Float64Array; rows: Float64Array; vectors: Float32Array; create?: boolean }
   | { op: 'graph-remove'; graph: number; keys: Float64Array }
+  | { op: 'graph-move'; graph: number; keys: Float64Array; rows: Float64Array }
   | { op: 'graph-drop'; graph: number }
-  | { op: 'graph-search'; id: number; graph: number; query: Float32Array; count: number; keep: number };
+  | { op: 'graph-search'; id: number; graph: number; query: Float32Array; count: number; keep: number; rescore?: GraphRescore };
 
-/** `rows`: the scan's best rows; `fine`: with `rescore`, the best `want` of them by the float32 matrix. A graph search's rows are keys. */
+/**
+ * With a graph search: its chunks scored again exactly on the float32 matrix (`data`), at the rows the
+ * thread last heard of for their keys (`graph-add`, `graph-move`), the best `want` kept.
+ */
+export interface GraphRescore {
+  data: SharedArrayBuffer;
+  want: number;
+}
+
+/**
+ * `rows`: the scan's best rows; `fine`: with `rescore`, the best `want` of them by the float32 matrix. A
+ * graph search's rows are keys, and its `fine` names each row's key (`keys`), for the caller to check.
+ */
 export type ScanReply = { id: number; rows: Uint32Array | Float64Array; distances: Float32Array; fine?: ScanFound } | { id: number; error: string };
 export interface ScanFound {
   rows: Uint32Array;
   distances: Float32Array;
+  keys?: Float64Array;
 }
 
 type ScanReplyFound = { id: number; rows: Uint32Array | Float64Array; distances: Float32Array; fine?: ScanFound };
@@ -86,8 +100,8 @@ export function runningEpoch(): number | null {
  * chunks for a graph the thread does not hold (one made by a thread that has since died) are dropped.
  * Resolves once they are in it; `acked: false` sends them without waiting (a write's few chunks).
  */
-export function graphAdd(graph: number, dims: number, keys: Float64Array, vectors: Float32Array, options: { acked: boolean; create?: boolean }): Promise<void> {
-  const message = { op: 'graph-add', graph, dims, keys, vectors, ...(options.create ? { create: true } : {}) } as const;
+export function graphAdd(graph: number, dims: number, keys: Float64Array, rows: Float64Array, vectors: Float32Array, options: { acked: boolean; create?: boolean }): Promise<void> {
+  const message = { op: 'graph-add', graph, dims, keys, rows, vectors, ...(options.create ? { create: true } : {}) } as const;
   if (options.acked) return thread.request((id) => ({ ...message, id }), [vectors.buffer as ArrayBuffer]).then(() => undefined);
   return thread.post(message, [vectors.buffer as ArrayBuffer]);
 }
@@ -96,12 +110,21 @@ export function graphRemove(graph: number, keys: Float64Array): Promise<void> {
   return thread.post({ op: 'graph-remove', graph, keys });
 }
 
+/** Chunks of the graph now at other rows of the matrix (a removal moved them). */
+export function graphMove(graph: number, keys: Float64Array, rows: Float64Array): Promise<void> {
+  return thread.post({ op: 'graph-move', graph, keys, rows });
+}
+
 export function graphDrop(graph: number): Promise<void> {
   return thread.post({ op: 'graph-drop', graph });
 }
 
-/** The keys of (about) the `keep` chunks nearest to `query` among the graph's `count` nearest by its int8 distances, nearest first. */
-export async function graphSearch(graph: number, query: Float32Array, count: number, keep: number): Promise<Float64Array> {
-  const found = await thread.request((id) => ({ op: 'graph-search', id, graph, query, count, keep }));
-  return found.rows as Float64Array;
+/**
+ * The keys of (about) the `keep` chunks nearest to `query` among the graph's `count` nearest by its int8
+ * distances, nearest first; with `rescore`, also the best `rescore.want` of them by the float32 matrix,
+ * at the rows the thread knows for them (`fine`, with each row's key).
+ */
+export async function graphSearch(graph: number, query: Float32Array, count: number, keep: number, rescore?: GraphRescore): Promise<{ keys: Float64Array; fine?: ScanFound }> {
+  const found = await thread.request((id) => ({ op: 'graph-search', id, graph, query, count, keep, ...(rescore ? { rescore } : {}) }));
+  return { keys: found.rows as Float64Array, ...(found.fine ? { fine: found.fine } : {}) };
 }

@@ -7,7 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import type * as Usearch from 'usearch';
 import { candidateRescorer } from './rescore.js';
 import { GRAPH_CONNECTIVITY, GRAPH_EXPANSION_ADD, GRAPH_EXPANSION_SEARCH } from './graphParams.js';
-import type { GraphRequest, ScanReply, ScanRequest } from './scanThread.js';
+import type { GraphRequest, GraphRescore, ScanFound, ScanReply, ScanRequest } from './scanThread.js';
 
 // Through require: an ESM import of usearch never settles inside a worker started through tsx's loader.
 const { exactSearch, Index, MetricKind, ScalarKind } = createRequire(import.meta.url)('usearch') as typeof Usearch;
@@ -16,7 +16,14 @@ const port = parentPort!;
 
 const rescore = candidateRescorer({ exactSearch, MetricKind });
 
-const graphs = new Map<number, Usearch.Index>();
+/** A graph, and the row of the matrix each of its chunks is at (by key), as the event loop last said. */
+interface HeldGraph {
+  index: Usearch.Index;
+  dims: number;
+  rowOf: Map<number, number>;
+}
+
+const graphs = new Map<number, HeldGraph>();
 
 /** A graph operation; a reply for those that ask for one. */
 function onGraph(m: GraphRequest): ScanReply | null {
@@ -24,7 +31,7 @@ function onGraph(m: GraphRequest): ScanReply | null {
     case 'graph-add': {
       let graph = graphs.get(m.graph);
       if (!graph && m.create) {
-        graph = new Index({
+        const index = new Index({
           dimensions: m.dims,
           metric: MetricKind.IP,
           quantization: ScalarKind.I8,
@@ -33,14 +40,28 @@ function onGraph(m: GraphRequest): ScanReply | null {
           expansion_search: GRAPH_EXPANSION_SEARCH,
           multi: false,
         });
+        graph = { index, dims: m.dims, rowOf: new Map() };
         graphs.set(m.graph, graph);
       }
-      if (graph && m.keys.length > 0) graph.add(BigUint64Array.from(m.keys, (k) => BigInt(k)), m.vectors, 1);
+      if (graph && m.keys.length > 0) {
+        graph.index.add(BigUint64Array.from(m.keys, (k) => BigInt(k)), m.vectors, 1);
+        m.keys.forEach((key, i) => graph.rowOf.set(key, m.rows[i]!));
+      }
       return m.id === undefined ? null : { id: m.id, rows: new Float64Array(0), distances: new Float32Array(0) };
+    }
+    case 'graph-move': {
+      const graph = graphs.get(m.graph);
+      if (graph) m.keys.forEach((key, i) => graph.rowOf.has(key) && graph.rowOf.set(key, m.rows[i]!));
+      return null;
     }
     case 'graph-remove': {
       const graph = graphs.get(m.graph);
-      if (graph) for (const key of m.keys) graph.remove(BigInt(key));
+      if (graph) {
+        for (const key of m.keys) {
+          graph.index.remove(BigInt(key));
+          graph.rowOf.delete(key);
+        }
+      }
       return null;
     }
     case 'graph-drop':
@@ -49,13 +70,32 @@ function onGraph(m: GraphRequest): ScanReply | null {
     case 'graph-search': {
       const graph = graphs.get(m.graph);
       if (!graph) throw new Error(`no graph ${m.graph} on this thread`);
-      const size = graph.size();
+      const size = graph.index.size();
       if (size === 0) return { id: m.id, rows: new Float64Array(0), distances: new Float32Array(0) };
-      const found = graph.search(m.query, Math.min(m.count, size), 1);
+      const found = graph.index.search(m.query, Math.min(m.count, size), 1);
       const n = Math.min(m.keep, found.keys.length);
-      return { id: m.id, rows: Float64Array.from(found.keys.subarray(0, n), Number), distances: Float32Array.from(found.distances.subarray(0, n)) };
+      const keys = Float64Array.from(found.keys.subarray(0, n), Number);
+      return { id: m.id, rows: keys, distances: Float32Array.from(found.distances.subarray(0, n)), ...(m.rescore ? { fine: rescoreKeys(graph, keys, m.query, m.rescore) } : {}) };
     }
   }
+}
+
+/**
+ * A graph search's chunks scored exactly on the float32 matrix at the rows last heard for their keys, the
+ * best `want` kept, each with its key: the event loop keeps the answer if every chunk is still at that row.
+ */
+function rescoreKeys(graph: HeldGraph, keys: Float64Array, query: Float32Array, { data, want }: GraphRescore): ScanFound | undefined {
+  const rows: number[] = [];
+  const keyOfRow = new Map<number, number>();
+  for (const key of keys) {
+    const row = graph.rowOf.get(key);
+    if (row === undefined) continue;
+    rows.push(row);
+    keyOfRow.set(row, key);
+  }
+  if (rows.length === 0) return undefined;
+  const fine = rescore(new Float32Array(data), graph.dims, rows, query, want);
+  return { ...fine, keys: Float64Array.from(fine.rows, (row) => keyOfRow.get(row)!) };
 }
 
 port.on('message', (m: ScanRequest | GraphRequest) => {
