@@ -11,7 +11,9 @@
  * The thread also holds the approximate graphs of large matrices (`graph.ts`): usearch's HNSW index is a
  * native object of the thread that made it, so the event loop sends each chunk's vector here as it is
  * written and asks for a query's nearest keys, and its CPU for searches and additions is this thread's.
- * A graph dies with its thread: `threadEpoch()` moves when a thread starts, and a graph of an earlier one
+ * It also hears each chunk's row of the matrix (as added, and as a removal moves it), and scores a graph
+ * search's chunks exactly at those rows; the event loop checks each chunk is still there before it keeps
+ * the answer. A graph dies with its thread: `threadEpoch()` moves when a thread starts, and a graph of an earlier one
  * is built again.
  */
 import { replyingThread } from '../threads.js';
