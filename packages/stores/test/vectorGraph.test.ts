@@ -31,7 +31,8 @@ describe('vector memory index with its graph (an approximate search above a size
     expect(index.graphReady('w')).toBe(false);
     const q0 = near(topics[5]!, 0.6);
     expect((await index.search(q0, { workspaceId: 'w' }, 20)).map((h) => h.itemId)).toEqual(exact(q0, 20).map(([id]) => id));
-    add(1_100, 2_900);
+    // Past 4,096 chunks, where an unfiltered search is the native scan's, so the graph answers once built.
+    add(1_700, 2_900);
     // Built in slices: the first search after the size is reached is still the exact scan's.
     expect(index.graphReady('w')).toBe(false);
     expect((await index.search(q0, { workspaceId: 'w' }, 20)).map((h) => h.itemId)).toEqual(exact(q0, 20).map(([id]) => id));
@@ -49,6 +50,7 @@ describe('vector memory index with its graph (an approximate search above a size
     }
     // Approximate: nearly every true neighbour is found.
     expect(found / (20 * 20)).toBeGreaterThan(0.9);
+    expect(index.graphSearches('w').searches).toBe(20);
   });
 
   it('keeps a filtered search exact', async () => {
@@ -78,7 +80,8 @@ describe('vector memory index with its graph (an approximate search above a size
   });
 
   it('rebuilds a graph that holds many removed chunks, and answers meanwhile', async () => {
-    const gone = [...records.keys()].slice(0, 1_001);
+    // More than a quarter of the graph's chunks: it is stale.
+    const gone = [...records.keys()].slice(0, 1_201);
     index.deleteItems('w', gone);
     for (const id of gone) records.delete(id);
     expect(index.graphReady('w')).toBe(true);
