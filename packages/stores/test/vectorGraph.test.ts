@@ -4,21 +4,25 @@ import { random } from './seededRandom.js';
 
 // In a file of its own: the first graph starts the scan thread (no exact scan has started it before).
 
-describe('vector memory index with its graph (an approximate search above a size)', () => {
-  const dims = 32;
-  const next = random(23);
-  // Clustered, as embeddings are: 200 topics, each chunk a topic plus noise.
+const dims = 32;
+/** Clustered vectors, as embeddings are: 200 topics, each chunk a topic plus noise. */
+function clustered(seed: number) {
+  const next = random(seed);
   const topics = Array.from({ length: 200 }, () => Array.from({ length: dims }, next));
-  const near = (topic: number[], noise: number) => topic.map((x) => x + noise * next());
+  return { topics, near: (topic: number[], noise: number) => topic.map((x) => x + noise * next()) };
+}
+const row = (itemId: string, vector: number[], type = 'commit') => ({ id: `c-${itemId}`, itemId, vector, workspaceId: 'w', source: 'github', type, occurredAt: '2026-01-01T00:00:00Z', actorNames: [] });
+const cosine = (a: number[], b: number[]) => a.reduce((s, x, d) => s + x * b[d]!, 0) / Math.sqrt(a.reduce((s, x) => s + x * x, 0) * b.reduce((s, x) => s + x * x, 0));
+
+describe('vector memory index with its graph (an approximate search above a size)', () => {
+  const { topics, near } = clustered(23);
   const index = createMemoryIndex({ graphMinRows: 3_000 });
   const records = new Map<string, number[]>();
-  const row = (itemId: string, vector: number[], type = 'commit') => ({ id: `c-${itemId}`, itemId, vector, workspaceId: 'w', source: 'github', type, occurredAt: '2026-01-01T00:00:00Z', actorNames: [] });
   const add = (n: number, from: number) => {
     const batch = Array.from({ length: n }, (_, j) => row(`i${from + j}`, near(topics[(from + j) % topics.length]!, 0.6), (from + j) % 2 ? 'commit' : 'pull_request'));
     for (const r of batch) records.set(r.itemId, r.vector);
     index.upsert(batch);
   };
-  const cosine = (a: number[], b: number[]) => a.reduce((s, x, d) => s + x * b[d]!, 0) / Math.sqrt(a.reduce((s, x) => s + x * x, 0) * b.reduce((s, x) => s + x * x, 0));
   const exact = (q: number[], k: number, keep: (id: string) => boolean = () => true) =>
     [...records].filter(([id]) => keep(id)).map(([id, v]) => [id, cosine(v, q)] as const).sort((a, b) => b[1] - a[1]).slice(0, k);
   const graphReady = async () => {
@@ -99,18 +103,14 @@ describe('vector memory index with its graph (an approximate search above a size
 });
 
 describe('vector memory index: a graph search scored on the scan thread', () => {
-  const dims = 32;
-  const next = random(31);
-  const topics = Array.from({ length: 200 }, () => Array.from({ length: dims }, next));
-  const near = (topic: number[], noise: number) => topic.map((x) => x + noise * next());
+  const { topics, near } = clustered(31);
   // Above the size from which unfiltered searches use the native scan (4,096 chunks), so the graph answers.
   const index = createMemoryIndex({ graphMinRows: 3_000 });
   const records = new Map<string, number[]>();
-  const cosine = (a: number[], b: number[]) => a.reduce((s, x, d) => s + x * b[d]!, 0) / Math.sqrt(a.reduce((s, x) => s + x * x, 0) * b.reduce((s, x) => s + x * x, 0));
   const batch = Array.from({ length: 6_000 }, (_, i) => {
     const vector = near(topics[i % topics.length]!, 0.6);
     records.set(`i${i}`, vector);
-    return { id: `c-i${i}`, itemId: `i${i}`, vector, workspaceId: 'w', source: 'github', type: 'commit', occurredAt: '2026-01-01T00:00:00Z', actorNames: [] };
+    return row(`i${i}`, vector);
   });
   const exactHits = async (q: number[], k: number) => {
     const hits = await index.search(q, { workspaceId: 'w' }, k);
