@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FeatureRows } from '../src/clusters/featureRows.js';
-import { dot } from '../src/clusters/features.js';
+import { FeatureRows, SharedFeatureRows } from '../src/clusters/featureRows.js';
+import { centredMean, centreInPlace, dot } from '../src/clusters/features.js';
 
 describe("a re-cluster plan's feature rows", () => {
   it('give back each value within its row\'s largest magnitude / 65534, across blocks, and rewrite in place', () => {
@@ -25,5 +25,36 @@ describe("a re-cluster plan's feature rows", () => {
     rows.write(3, probe);
     for (let d = 0; d < dimensions; d++) expect(rows.read(3)[d]).toBeCloseTo(probe[d]!, 4);
     for (let d = 0; d < dimensions; d++) expect(rows.read(4)[d]).toBeCloseTo(features[4]![d]!, 4);
+  });
+
+  it('read in place from a growing shared matrix: rows written after the plan began, and centred as they are read', () => {
+    const text = 6;
+    const entity = 4;
+    const buffer = new SharedArrayBuffer(2 * text * 4, { maxByteLength: 64 * text * 4 });
+    // As the vector mirror holds it: a view that follows the buffer's growth.
+    const matrix = new Float32Array(buffer);
+    matrix.set([1, 0, 0, 0, 0, 0, 0, 0.6, 0.8, 0, 0, 0]);
+    const rows = new SharedFeatureRows(matrix, text, entity);
+    expect(rows.push(1, 0.5, [2], [0.7])).toBe(0);
+    // The mirror grows by a row after the plan took its view; a member's chunk is there.
+    buffer.grow(3 * text * 4);
+    new Float32Array(buffer).set([0, 0, 0, 0, 0.6, -0.8], 2 * text);
+    expect(rows.push(2, 2, [0, 3], [0.1, -0.2])).toBe(1);
+    const raw = [Float32Array.from([0, 0.3, 0.4, 0, 0, 0, 0, 0, 0.7, 0]), Float32Array.from([0, 0, 0, 0, 1.2, -1.6, 0.1, 0, 0, -0.2])];
+    raw.forEach((want, r) => expect(Array.from(rows.read(r))).toEqual(Array.from(want)));
+
+    const mean = centredMean(Float64Array.from(raw[0]!, (x, i) => x + raw[1]![i]!), 2);
+    const lengths = rows.centre(mean);
+    const probe = Float32Array.from({ length: text + entity }, (_, d) => Math.cos(d));
+    raw.forEach((feature, r) => {
+      const centred = Float32Array.from(feature);
+      expect(lengths[r]).toBeCloseTo(centreInPlace(centred, mean), 6);
+      const back = rows.read(r);
+      for (let d = 0; d < text + entity; d++) expect(back[d]).toBeCloseTo(centred[d]!, 6);
+      expect(rows.dotWith(probe)(r)).toBeCloseTo(dot(centred, probe), 6);
+      const sum = new Float32Array(text + entity).fill(1);
+      rows.addTo(r, sum);
+      for (let d = 0; d < text + entity; d++) expect(sum[d]).toBeCloseTo(1 + centred[d]!, 6);
+    });
   });
 });

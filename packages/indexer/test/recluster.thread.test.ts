@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
-import { BACKGROUND_NICE, createMemoryReadModel, createSqlReadModel, getAreaCounts, getAreaModelVersion, ROOT_AREA, setBackgroundNice, type Db, type Queryable } from '@engram/stores';
+import { BACKGROUND_NICE, createMemoryReadModel, createSqlReadModel, getAreaCounts, getAreaModelVersion, ROOT_AREA, setBackgroundNice, type Db, type Queryable, type VectorStore } from '@engram/stores';
 import { testWorkspace } from '@engram/stores/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildAreaModel } from '../src/areas/index.js';
 import { DEFAULT_FEATURE_SPACE, recluster, DEFAULT_PARTITION } from '../src/clusters/index.js';
 import { meanOf, toTopicalEntity, topicFeature, type EntityRow } from '../src/clusters/features.js';
 import { startComputeThread } from '../src/clusters/offThread.js';
-import { planRecluster, type PlanOptions, type ReclusterPage } from '../src/clusters/plan.js';
+import { planRecluster, type PlanOptions, type ReclusterPage, type ReclusterPlan, type SharedVectors } from '../src/clusters/plan.js';
 import { openHarness, pullRequest, stageAndIndex, type Harness } from './helpers.js';
 
 /**
@@ -48,6 +48,34 @@ function page(from: number, count: number): ReclusterPage {
 
 const options: PlanOptions = { partition: DEFAULT_PARTITION, space: { ...DEFAULT_FEATURE_SPACE, entityDimensions: 32 }, itemCount: 500, centralTitlesMinMembers: 3 };
 const pages = (): ReclusterPage[] => [page(0, 150), page(150, 150), page(300, 60)];
+
+/** The pages' vectors as one shared matrix (filled from its end: a member's row is not its position) and pages that give rows instead. */
+function inPlace(input: ReclusterPage[]): { shared: SharedVectors; pages: ReclusterPage[] } {
+  const total = input.reduce((n, p) => n + p.itemIds.length, 0);
+  const data = new Float32Array(new SharedArrayBuffer(total * DIMENSIONS * 4));
+  let next = total - 1;
+  const out = input.map((p) => {
+    const rows = new Int32Array(p.itemIds.length).fill(-1);
+    p.itemIds.forEach((_, i) => {
+      if (p.hasVector[i] !== 1) return;
+      data.set(p.vectors.subarray(i * DIMENSIONS, (i + 1) * DIMENSIONS), next * DIMENSIONS);
+      rows[i] = next--;
+    });
+    return { ...p, vectors: new Float32Array(0), rows };
+  });
+  return { shared: { data, dimensions: DIMENSIONS }, pages: out };
+}
+
+/** Each cluster of a plan as its members' item ids, and each member's similarity by item id. */
+function membersOf(plan: ReclusterPlan, ids: string[]): { clusters: string[][]; similarity: Map<string, number> } {
+  const clusters = plan.clusters.map(() => [] as string[]);
+  const similarity = new Map<string, number>();
+  plan.memberItems.forEach((item, m) => {
+    clusters[plan.memberClusters[m]!]!.push(ids[item]!);
+    similarity.set(ids[item]!, plan.memberSimilarities[m]!);
+  });
+  return { clusters: clusters.map((c) => c.sort()).sort((x, y) => x[0]!.localeCompare(y[0]!)), similarity };
+}
 
 describe('the re-cluster plan', () => {
   it('does not depend on the order members arrive in (ids are random, so two workspaces order the same items differently)', () => {
@@ -104,6 +132,44 @@ describe('the re-cluster plan', () => {
       for (const p of pages()) thread.post({ kind: 'plan:page', page: p }, [p.vectors.buffer as ArrayBuffer]);
       const { plan } = await thread.ask({ kind: 'plan:finish' }, 'plan');
       expect(plan).toEqual(inline);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it("reads members' vectors in place from a shared matrix: the clusters copies give, centroids the mean of the exact raw features", async () => {
+    const ids = pages().flatMap((p) => p.itemIds);
+    const copies = planRecluster(pages(), options);
+    const { shared, pages: rows } = inPlace(pages());
+    const plan = planRecluster(rows, options, shared);
+    expect(plan.merged).toBeGreaterThan(0);
+    expect(plan.split).toBeGreaterThan(0);
+    expect([plan.merged, plan.split]).toEqual([copies.merged, copies.split]);
+    const [got, want] = [membersOf(plan, ids), membersOf(copies, ids)];
+    expect(got.clusters).toEqual(want.clusters);
+    // Copies are held as 16-bit rows; in place, the stored float32 values are read.
+    for (const [id, similarity] of want.similarity) expect(got.similarity.get(id)).toBeCloseTo(similarity, 4);
+
+    const features = pages().flatMap((p) =>
+      p.itemIds.map((_, i) =>
+        p.hasVector[i] === 1 ? topicFeature(p.vectors.subarray(i * DIMENSIONS, (i + 1) * DIMENSIONS), p.mentions[i]!.map((m) => toTopicalEntity(m, options.itemCount)), options.space) : null,
+      ),
+    );
+    const members = plan.clusters.map(() => [] as Float32Array[]);
+    plan.memberItems.forEach((item, m) => members[plan.memberClusters[m]!]!.push(features[item]!));
+    members.forEach((list, c) => {
+      const mean = meanOf(list, plan.dimensions);
+      const centroid = plan.centroids.subarray(c * plan.dimensions, (c + 1) * plan.dimensions);
+      for (let d = 0; d < plan.dimensions; d++) expect(centroid[d]).toBeCloseTo(mean[d]!, 6);
+    });
+
+    // The same in the worker, which reads the matrix through the shared buffer.
+    const thread = startComputeThread();
+    try {
+      const again = inPlace(pages());
+      thread.post({ kind: 'plan:start', options, shared: again.shared });
+      for (const p of again.pages) thread.post({ kind: 'plan:page', page: p }, [p.rows!.buffer, p.hasVector.buffer] as ArrayBuffer[]);
+      expect((await thread.ask({ kind: 'plan:finish' }, 'plan')).plan).toEqual(plan);
     } finally {
       await thread.close();
     }
@@ -232,6 +298,52 @@ describe('the re-cluster job and the area model, in a worker thread and inline',
     } finally {
       await memory.close();
     }
+  });
+
+  /** `h.vectors`, counting the reads of vectors in place and as copies; `during` runs as the first page's rows are read. */
+  function countingStore(options: { inPlace: boolean; during?: () => Promise<void> }) {
+    const counts = { inPlace: 0, copies: 0 };
+    let pending = options.during;
+    const store: VectorStore = {
+      ...h.vectors,
+      getVectors: (ws, ids) => (counts.copies++, h.vectors.getVectors(ws, ids)),
+      sharedRows: options.inPlace
+        ? (ws, ids) => {
+            if (ids.length > 0) {
+              counts.inPlace++;
+              // Started, not awaited: the removal lands while the job reads the page's mentions and texts, as a
+              // concurrent write would.
+              const write = pending;
+              pending = undefined;
+              void write?.();
+            }
+            return h.vectors.sharedRows!(ws, ids);
+          }
+        : undefined,
+    };
+    return { store, counts };
+  }
+
+  it('reads the vector mirror in place, and plans again from copies when a removal moves its rows during the plan', async () => {
+    const [a, b, c] = [await indexed(), await indexed(), await indexed()];
+    expect(h.vectors.sharedRows?.(a, [])).toBeTruthy();
+    const plain = countingStore({ inPlace: true });
+    await recluster(db, plain.store, a, { thread: 'worker' });
+    expect(plain.counts).toEqual({ inPlace: 1, copies: 0 });
+
+    // One item's vectors are removed in workspace b while its plan reads the first page (the mirror moves
+    // its last row into the hole), and in workspace c before its re-cluster: the two must agree.
+    const itemOf = async (ws: string) => (await db.query<{ id: string }>("SELECT id FROM items WHERE workspace_id = $1 AND content LIKE '%(case 3).%'", [ws])).rows[0]!.id;
+    const [gone, twin] = [await itemOf(b), await itemOf(c)];
+    const racing = countingStore({ inPlace: true, during: () => h.vectors.deleteItems(b, [gone]) });
+    await recluster(db, racing.store, b, { thread: 'worker' });
+    expect(racing.counts.inPlace).toBe(1);
+    expect(racing.counts.copies).toBeGreaterThan(0);
+    await h.vectors.deleteItems(c, [twin]);
+    const copies = countingStore({ inPlace: false });
+    await recluster(db, copies.store, c, { thread: 'worker' });
+    expect(copies.counts.inPlace).toBe(0);
+    expect(await clusters(b)).toEqual(await clusters(c));
   });
 
   /** The database, aborting `controller` as it runs its `at`-th statement (counting every statement, in transactions too). */

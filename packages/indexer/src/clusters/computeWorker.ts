@@ -4,10 +4,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 // The module alone, not the package's index: this thread needs none of the stores.
 import { lowerThreadPriority } from '@engram/stores/threads';
 import { createAreaCounter, type AreaCounter, type AreaRows, type ChangePage } from '../areas/count.js';
-import { createPlanner, type PlanOptions, type Planner, type ReclusterPage, type ReclusterPlan } from './plan.js';
+import { createPlanner, type PlanOptions, type Planner, type ReclusterPage, type ReclusterPlan, type SharedVectors } from './plan.js';
 
 export type WorkerRequest =
-  | { kind: 'plan:start'; options: PlanOptions }
+  | { kind: 'plan:start'; options: PlanOptions; shared?: SharedVectors }
   | { kind: 'plan:page'; page: ReclusterPage }
   | { kind: 'plan:finish' }
   | { kind: 'areas:start' }
@@ -27,7 +27,7 @@ let counter: AreaCounter | null = null;
 function handle(request: WorkerRequest): void {
   switch (request.kind) {
     case 'plan:start':
-      planner = createPlanner(request.options);
+      planner = createPlanner(request.options, request.shared);
       return;
     case 'plan:page':
       if (!planner) throw new Error('plan:page before plan:start');

@@ -68,20 +68,29 @@ export const toTopicalEntity = (row: EntityRow, itemCount: number): TopicalEntit
 
 /** The blended feature of one item. An item without topical entities is placed by its text alone. */
 export function topicFeature(vector: ArrayLike<number>, entities: readonly TopicalEntity[], space: FeatureSpace = DEFAULT_FEATURE_SPACE): Float32Array {
+  const parts = topicParts(norm(vector), entities, space);
   const out = new Float32Array(vector.length + space.entityDimensions);
+  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] ?? 0) * parts.textScale;
+  parts.buckets.forEach((b, k) => (out[vector.length + b] = parts.values[k]!));
+  return out;
+}
+
+/**
+ * `topicFeature` in parts: the scale of its text part (for a vector of norm `textNorm`) and its entity
+ * part as the buckets that hold a value (ascending) with their values, as `topicFeature` stores them.
+ */
+export function topicParts(textNorm: number, entities: readonly TopicalEntity[], space: FeatureSpace = DEFAULT_FEATURE_SPACE): { textScale: number; buckets: number[]; values: Float32Array } {
   const hashed = new Float32Array(space.entityDimensions);
   for (const entity of entities) {
     if (entity.itemCount <= 1) continue;
     hashed[bucket(`${entity.category}:${entity.key}`, space.entityDimensions)]! += CATEGORY_WEIGHT[entity.category] * entity.confidence * entity.idf;
   }
   const entityNorm = norm(hashed);
-  const textScale = Math.sqrt(entityNorm === 0 ? 1 : space.textWeight) / (norm(vector) || 1);
-  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] ?? 0) * textScale;
-  if (entityNorm > 0) {
-    const entityScale = Math.sqrt(1 - space.textWeight) / entityNorm;
-    for (let i = 0; i < hashed.length; i++) out[vector.length + i] = hashed[i]! * entityScale;
-  }
-  return out;
+  const textScale = Math.sqrt(entityNorm === 0 ? 1 : space.textWeight) / (textNorm || 1);
+  const buckets: number[] = [];
+  if (entityNorm > 0) for (let i = 0; i < hashed.length; i++) if (hashed[i] !== 0) buckets.push(i);
+  const entityScale = entityNorm > 0 ? Math.sqrt(1 - space.textWeight) / entityNorm : 0;
+  return { textScale, buckets, values: Float32Array.from(buckets, (b) => hashed[b]! * entityScale) };
 }
 
 export function norm(v: ArrayLike<number>): number {

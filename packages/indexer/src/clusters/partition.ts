@@ -1,11 +1,11 @@
 import { dot, norm, VectorSum } from './features.js';
-import type { FeatureRows } from './featureRows.js';
+import type { FeatureMatrix } from './featureRows.js';
 
 /**
  * The in-memory half of the re-cluster job: merging clusters whose centroids are close and splitting
  * incoherent ones by 2-means. Features are unit vectors, so a cluster's coherence (the mean cosine of
  * its members to their centroid) is simply the norm of their mean. A member's feature is its row in the
- * plan's `FeatureRows`.
+ * plan's `FeatureMatrix`.
  */
 export interface Member {
   itemId: string;
@@ -31,7 +31,7 @@ export interface PartitionOptions {
 }
 
 /** The mean of the members' features (not normalised: its norm measures how coherent they are); order-independent, as `meanOf`. */
-export function meanOfRows(rows: FeatureRows, members: readonly Member[]): Float32Array {
+export function meanOfRows(rows: FeatureMatrix, members: readonly Member[]): Float32Array {
   const { dimensions } = rows;
   const sum = new VectorSum(dimensions);
   const feature = new Float32Array(dimensions);
@@ -39,7 +39,7 @@ export function meanOfRows(rows: FeatureRows, members: readonly Member[]): Float
   return sum.mean(members.length);
 }
 
-export const coherence = (rows: FeatureRows, members: readonly Member[]): number => norm(meanOfRows(rows, members));
+export const coherence = (rows: FeatureMatrix, members: readonly Member[]): number => norm(meanOfRows(rows, members));
 
 /**
  * Greedy merge, closest pair first; a pair merges only if the merged-so-far centroids are still close
@@ -48,7 +48,7 @@ export const coherence = (rows: FeatureRows, members: readonly Member[]): number
  * merging on it alone chains every such cluster into one blob. The coherence of the union is the
  * member-level test (it is the mean cosine of all members, old and new, to the merged centroid).
  */
-export function mergeClose(rows: FeatureRows, groups: Group[], threshold: number, minCoherence = 0): { groups: Group[]; merged: number } {
+export function mergeClose(rows: FeatureMatrix, groups: Group[], threshold: number, minCoherence = 0): { groups: Group[]; merged: number } {
   const { dimensions } = rows;
   const n = groups.length;
   const units = new Float32Array(n * dimensions);
@@ -101,15 +101,20 @@ export function mergeClose(rows: FeatureRows, groups: Group[], threshold: number
 }
 
 /** Two-means seeded with the member farthest from the centroid and the member farthest from that one. */
-export function bisect(rows: FeatureRows, members: readonly Member[], iterations = 8): [Member[], Member[]] | null {
+export function bisect(rows: FeatureMatrix, members: readonly Member[], iterations = 8): [Member[], Member[]] | null {
   const centroid = meanOfRows(rows, members);
-  const farthest = (from: Float32Array): Member => members.reduce((worst, m) => (rows.dot(m.row, from) < rows.dot(worst.row, from) ? m : worst));
+  const farthest = (from: Float32Array): Member => {
+    const toward = rows.dotWith(from);
+    return members.reduce((worst, m) => (toward(m.row) < toward(worst.row) ? m : worst));
+  };
   let a: Float32Array = rows.read(farthest(centroid).row);
   let b: Float32Array = rows.read(farthest(a).row);
   let parts: [Member[], Member[]] = [[], []];
   for (let round = 0; round < iterations; round++) {
     parts = [[], []];
-    for (const m of members) (rows.dot(m.row, a) >= rows.dot(m.row, b) ? parts[0] : parts[1]).push(m);
+    const towardA = rows.dotWith(a);
+    const towardB = rows.dotWith(b);
+    for (const m of members) (towardA(m.row) >= towardB(m.row) ? parts[0] : parts[1]).push(m);
     if (parts[0].length === 0 || parts[1].length === 0) return null;
     a = meanOfRows(rows, parts[0]);
     b = meanOfRows(rows, parts[1]);
@@ -118,7 +123,7 @@ export function bisect(rows: FeatureRows, members: readonly Member[], iterations
 }
 
 /** Splits incoherent clusters, recursively, while the split makes the parts clearly more coherent. */
-export function splitIncoherent(rows: FeatureRows, groups: Group[], options: PartitionOptions): { groups: Group[]; split: number } {
+export function splitIncoherent(rows: FeatureMatrix, groups: Group[], options: PartitionOptions): { groups: Group[]; split: number } {
   const out: Group[] = [];
   const queue = [...groups];
   let split = 0;

@@ -4,8 +4,8 @@
  * thread (reclusterWorker.ts) or inline; the same input gives the same plan either way. The input comes
  * in pages (as read from the database) with typed arrays, so the worker path can transfer them.
  */
-import { FeatureRows } from './featureRows.js';
-import { centredCosine, centredMean, centreInPlace, norm, toTopicalEntity, topicFeature, VectorSum, type CentredMean, type EntityRow, type FeatureSpace } from './features.js';
+import { FeatureRows, SharedFeatureRows, type FeatureMatrix } from './featureRows.js';
+import { centredCosine, centredMean, norm, toTopicalEntity, topicFeature, topicParts, VectorSum, type CentredMean, type EntityRow, type FeatureSpace } from './features.js';
 import { clusterLabels, itemTerms, type ClusterLabels, type LabelMember } from './labels.js';
 import { meanOfRows, mergeClose, splitIncoherent, type Group, type Member, type PartitionOptions } from './partition.js';
 
@@ -22,12 +22,23 @@ export interface ReclusterPage {
    * Float64Array (the pages of a 100k-item re-cluster carry 400 MB of vectors at 512 dimensions).
    */
   vectors: Float32Array;
+  /**
+   * Instead of `vectors` (then empty), with a plan over shared vectors (`SharedVectors`): member i's
+   * chunk-0 row in the shared matrix, -1 where it has none.
+   */
+  rows?: Int32Array;
   /** 1 where member i has a vector. */
   hasVector: Uint8Array;
   /** Topical entity mentions of member i (only needed for members with a vector). */
   mentions: EntityRow[][];
   /** Title of member i (only needed for members with a vector). */
   titles: string[];
+}
+
+/** The vector mirror's float32 matrix (unit rows on a SharedArrayBuffer), read in place by a plan whose pages give rows. */
+export interface SharedVectors {
+  data: Float32Array;
+  dimensions: number;
 }
 
 export interface PlanOptions {
@@ -72,14 +83,14 @@ export interface Planner {
   finish(): ReclusterPlan;
 }
 
-export function createPlanner(options: PlanOptions): Planner {
+export function createPlanner(options: PlanOptions, shared?: SharedVectors): Planner {
   const { space } = options;
   let vectorDimensions = 0;
   let dimensions = 0;
   let sum = new VectorSum(0);
   // Raw features give the stored centroids (assignment centres them itself); the partition works on
   // centred ones, so that closeness means "about the same thing", not "near the workspace mean".
-  let rows: FeatureRows | null = null;
+  let rows: FeatureRows | SharedFeatureRows | null = null;
   /** Member i's row in `rows`, -1 without a vector. */
   const rowOf: number[] = [];
   const titles: string[] = [];
@@ -90,14 +101,16 @@ export function createPlanner(options: PlanOptions): Planner {
   const intern = (term: string): string => interned.get(term) ?? (interned.set(term, term), term);
   const itemIds: string[] = [];
   const clusterIds: string[] = [];
+  let scratch: Float32Array | null = null;
   return {
     addPage(page) {
       if (vectorDimensions === 0 && page.dimensions > 0) {
         vectorDimensions = page.dimensions;
         dimensions = vectorDimensions + space.entityDimensions;
         sum = new VectorSum(dimensions);
-        rows = new FeatureRows(dimensions);
+        rows = page.rows && shared ? new SharedFeatureRows(shared.data, vectorDimensions, space.entityDimensions) : new FeatureRows(dimensions);
       }
+      if (rows && rows instanceof SharedFeatureRows !== Boolean(page.rows)) throw new Error("a plan's pages give either every member's row in the shared vectors or every member's vector");
       for (let i = 0; i < page.itemIds.length; i++) {
         itemIds.push(page.itemIds[i]!);
         clusterIds.push(page.clusterIds[i]!);
@@ -108,9 +121,17 @@ export function createPlanner(options: PlanOptions): Planner {
           continue;
         }
         const entities = (page.mentions[i] ?? []).map((m) => toTopicalEntity(m, options.itemCount));
-        const feature = topicFeature(page.vectors.subarray(i * page.dimensions, (i + 1) * page.dimensions), entities, space);
-        sum.add(feature);
-        rowOf.push(rows.push(feature));
+        if (rows instanceof SharedFeatureRows) {
+          const textRow = page.rows![i]!;
+          const parts = topicParts(rows.textNorm(textRow), entities, space);
+          const row = rows.push(textRow, parts.textScale, parts.buckets, parts.values);
+          sum.add(rows.read(row, (scratch ??= new Float32Array(dimensions))));
+          rowOf.push(row);
+        } else {
+          const feature = topicFeature(page.vectors.subarray(i * page.dimensions, (i + 1) * page.dimensions), entities, space);
+          sum.add(feature);
+          rowOf.push(rows.push(feature));
+        }
         const title = page.titles[i] ?? '';
         titles.push(title);
         terms.push(Array.from(itemTerms(title, entities), intern));
@@ -125,8 +146,8 @@ export function createPlanner(options: PlanOptions): Planner {
 }
 
 /** The whole plan from every page at once. */
-export function planRecluster(pages: readonly ReclusterPage[], options: PlanOptions): ReclusterPlan {
-  const planner = createPlanner(options);
+export function planRecluster(pages: readonly ReclusterPage[], options: PlanOptions, shared?: SharedVectors): ReclusterPlan {
+  const planner = createPlanner(options, shared);
   for (const page of pages) planner.addPage(page);
   return planner.finish();
 }
@@ -134,7 +155,7 @@ export function planRecluster(pages: readonly ReclusterPage[], options: PlanOpti
 interface Features {
   options: PlanOptions;
   sum: Float64Array;
-  rows: FeatureRows;
+  rows: FeatureMatrix;
   rowOf: readonly number[];
   titles: string[];
   terms: (readonly string[] | null)[];
@@ -150,13 +171,13 @@ function finishPlan({ options, sum, rows, rowOf, titles, terms, itemIds, cluster
   // `length * centred + mean` (`rawMean`), so no member needs its raw and its centred feature at once.
   const lengths = new Float64Array(itemIds.length);
   const feature = new Float32Array(dimensions);
+  const lengthOfRow = rows.centre(mean);
   for (let index = 0; index < itemIds.length; index++) {
     const row = rowOf[index]!;
     if (row < 0) continue;
     const clusterId = clusterIds[index]!;
     const group = byCluster.get(clusterId) ?? { id: clusterId, members: [], absorbed: [] };
-    lengths[index] = centreInPlace(rows.read(row, feature), mean);
-    rows.write(row, feature);
+    lengths[index] = lengthOfRow[row]!;
     group.members.push({ itemId: itemIds[index]!, row, index } as IndexedMember);
     byCluster.set(clusterId, group);
   }
@@ -175,11 +196,12 @@ function finishPlan({ options, sum, rows, rowOf, titles, terms, itemIds, cluster
     const centred = meanOfRows(rows, group.members);
     const length = norm(centred);
     centroids.set(rawMean(rows, group.members as IndexedMember[], lengths, mean), c * dimensions);
+    const towardCentre = rows.dotWith(centred);
     labelInput.set(
       key,
       group.members.map((m) => {
         const index = (m as IndexedMember).index;
-        return { title: titles[index]!, terms: terms[index]!, centrality: length === 0 ? 0 : rows.dot(m.row, centred) / length };
+        return { title: titles[index]!, terms: terms[index]!, centrality: length === 0 ? 0 : towardCentre(m.row) / length };
       }),
     );
     memberTotal += group.members.length;
@@ -208,7 +230,7 @@ function finishPlan({ options, sum, rows, rowOf, titles, terms, itemIds, cluster
 }
 
 /** The mean of the members' raw features, each rebuilt from its centred feature and length: `length * centred + mean`. */
-function rawMean(rows: FeatureRows, members: readonly IndexedMember[], lengths: Float64Array, mean: CentredMean): Float32Array {
+function rawMean(rows: FeatureMatrix, members: readonly IndexedMember[], lengths: Float64Array, mean: CentredMean): Float32Array {
   const { dimensions } = rows;
   const sum = new VectorSum(dimensions);
   const centred = new Float32Array(dimensions);

@@ -3,7 +3,7 @@ import { Interner } from '../interner.js';
 import { ChunkGraph, GRAPH_BUILD_SLICE, GRAPH_MIN_ROWS, GRAPH_OVERFETCH } from './graph.js';
 import { candidateRescorer } from './rescore.js';
 import { runningEpoch, scanShared } from './scanThread.js';
-import type { VectorFilter, VectorHit, VectorRecord } from './types.js';
+import type { SharedRows, SharedRowsStamp, VectorFilter, VectorHit, VectorRecord } from './types.js';
 
 /** A chunk as the memory index holds it: its filter fields and its row in its workspace's matrix. */
 interface Entry {
@@ -107,6 +107,12 @@ class WorkspaceMatrix {
    * it changed may have read a row in its old place, so its scores are computed again here.
    */
   moves = 0;
+  /**
+   * Bumped whenever a row's values may change under a reader that holds the matrix (`sharedRows`): a
+   * removal (it moves the last row into the hole, or frees the last row for the next chunk) and a copy of
+   * the rows into a larger buffer (rows written after it are not in the old one).
+   */
+  generation = 0;
   /** The approximate graph of a large matrix (`graph.ts`), being built or ready; its chunks by key. */
   graph: ChunkGraph | null = null;
   private readonly byKey = new Map<number, Entry>();
@@ -338,12 +344,14 @@ class WorkspaceMatrix {
       const next = growableFloats(length, Math.min(2 ** 53, 4 * length * 4));
       next.set(this.data.subarray(0, used));
       this.data = next;
+      this.generation++;
     }
     if (this.copy && this.copy.q8.length < length) this.copy.q8 = this.growInt8(this.copy.q8, length, used);
   }
 
   /** Removes a row by moving the last row into its place. */
   remove(entry: Entry): void {
+    this.generation++;
     if (this.graph && this.byKey.delete(entry.key)) this.graphRemovals.push(entry.key);
     const last = this.entries.pop()!;
     if (last !== entry) {
@@ -509,6 +517,27 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
         if (entry?.workspaceId === workspaceId) out.set(id, matrix.data.slice(entry.row * matrix.dims, (entry.row + 1) * matrix.dims));
       }
       return out;
+    },
+    /**
+     * The workspace's float32 matrix itself (unit rows on a shared buffer, readable from any thread without a
+     * copy) and each item's chunk-0 row in it (-1: none), with a stamp that `sharedRowsChanged` compares: a
+     * reader that saw the stamp unchanged after reading knows every row it read held that item's vector.
+     */
+    sharedRows(workspaceId: string, itemIds: readonly string[]): SharedRows | null {
+      const matrix = workspaces.get(workspaceId);
+      if (!matrix) return null;
+      const rows = new Int32Array(itemIds.length).fill(-1);
+      itemIds.forEach((id, i) => {
+        const entry = position.get(id);
+        if (entry?.workspaceId === workspaceId) rows[i] = entry.row;
+      });
+      return { data: matrix.data, dimensions: matrix.dims, rows, stamp: { matrix, generation: matrix.generation } };
+    },
+    /** Whether a row read under `stamp` (`sharedRows`) may have changed since, or the matrix been replaced. */
+    sharedRowsChanged(workspaceId: string, stamp: SharedRowsStamp): boolean {
+      const matrix = workspaces.get(workspaceId);
+      const seen = stamp as { matrix: WorkspaceMatrix; generation: number };
+      return !matrix || matrix !== seen.matrix || matrix.generation !== seen.generation;
     },
     /**
      * Makes these items' chunks in the workspace exactly `rows` (read from the table: an item without

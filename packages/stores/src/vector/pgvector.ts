@@ -356,6 +356,12 @@ export async function createPgVectorStore(db: Db, options: PgVectorOptions = {})
       for (const r of res.rows) found.set(r.item_id, Float32Array.from(JSON.parse(r.embedding) as number[]));
       return found;
     },
+    sharedRows(workspaceId, itemIds) {
+      return ready ? ready.sharedRows(workspaceId, itemIds) : null;
+    },
+    sharedRowsChanged(workspaceId, stamp) {
+      return !ready || ready.sharedRowsChanged(workspaceId, stamp);
+    },
     async count(workspaceId) {
       const res = await db.query<{ n: string }>(`SELECT count(DISTINCT item_id) AS n FROM ${requireTable()} WHERE workspace_id = $1`, [workspaceId]);
       return Number(res.rows[0]?.n ?? 0);

@@ -58,9 +58,30 @@ export interface VectorStore {
    * number[] is a heap object the garbage collector copies and scans.
    */
   getVectors(workspaceId: string, itemIds: string[]): Promise<Map<string, Float32Array>>;
+  /**
+   * Where an in-memory mirror holds these items' chunk-0 vectors: its shared float32 matrix and their rows,
+   * to be read in place (a re-cluster at 100k items held a copy of every vector); null without a mirror.
+   * Omitted by stores with no mirror.
+   */
+  sharedRows?(workspaceId: string, itemIds: string[]): SharedRows | null;
+  /** Whether a row given under `stamp` by `sharedRows` may no longer hold its item's vector. */
+  sharedRowsChanged?(workspaceId: string, stamp: SharedRowsStamp): boolean;
   count(workspaceId: string): Promise<number>;
   healthy(): Promise<boolean>;
   /** Waits for an in-memory mirror of the store to load; false when searches use the store itself. Omitted by stores with no mirror. */
   memoryReady?(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** Where `sharedRows` was read: opaque, for `sharedRowsChanged`. */
+export type SharedRowsStamp = object;
+
+/** Items' chunk-0 rows in a workspace's shared float32 matrix (`sharedRows`). */
+export interface SharedRows {
+  /** The matrix: unit rows of `dimensions` values on a SharedArrayBuffer. */
+  data: Float32Array;
+  dimensions: number;
+  /** Item i's chunk-0 row, -1 where the mirror holds none. */
+  rows: Int32Array;
+  stamp: SharedRowsStamp;
 }
