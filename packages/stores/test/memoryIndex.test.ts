@@ -13,7 +13,9 @@ describe('vector memory index', () => {
     records.push({ id: `item${i}`, itemId: `item${i}`, vector: vector() });
     if (i % 3 === 0) records.push({ id: `item${i}#1`, itemId: `item${i}`, vector: vector() });
   }
-  index.upsert(records.map((r) => ({ ...r, workspaceId: 'w', source: 'github', type: i(r.itemId) % 2 ? 'commit' : 'pull_request', occurredAt: '2026-01-01T00:00:00Z', actorNames: [] })));
+  // Half the items are commits; one in ten is from 2025.
+  const year = (id: string) => (i(id) % 10 === 0 ? 2025 : 2026);
+  index.upsert(records.map((r) => ({ ...r, workspaceId: 'w', source: 'github', type: i(r.itemId) % 2 ? 'commit' : 'pull_request', occurredAt: `${year(r.itemId)}-01-01T00:00:00Z`, actorNames: [] })));
   function i(id: string): number {
     return Number(id.replace(/\D/g, ''));
   }
@@ -38,7 +40,17 @@ describe('vector memory index', () => {
     for (let t = 0; t < 5; t++) {
       const q = vector();
       expect((await index.search(q, { workspaceId: 'w' }, 50)).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
+      // Half the chunks pass: read from the native ranking until enough pass, for a few items and for many.
       expect((await index.search(q, { workspaceId: 'w', types: ['commit'] }, 20)).map((h) => h.itemId)).toEqual(bruteForce(q, 20, (id) => i(id) % 2 === 1));
+      expect((await index.search(q, { workspaceId: 'w', types: ['commit'] }, 1_200)).map((h) => h.itemId)).toEqual(bruteForce(q, 1_200, (id) => i(id) % 2 === 1));
+      // Most pass, but not the best: the ranking is read further and further until enough do.
+      const excluded = bruteForce(q, 300);
+      expect((await index.search(q, { workspaceId: 'w', excludeItemIds: excluded }, 20)).map((h) => h.itemId)).toEqual(bruteForce(q, 20, (id) => !excluded.includes(id)));
+      // A tenth pass: scored one by one.
+      const in2025 = { workspaceId: 'w', to: '2025-12-31T23:59:59Z' };
+      expect((await index.search(q, in2025, 20)).map((h) => h.itemId)).toEqual(bruteForce(q, 20, (id) => year(id) === 2025));
+      expect((await index.search(q, { ...in2025, types: ['pull_request'] }, 400)).map((h) => h.itemId)).toEqual(bruteForce(q, 400, (id) => year(id) === 2025 && i(id) % 2 === 0));
+      expect(await index.search(q, { ...in2025, types: ['commit'] }, 20)).toEqual([]);
     }
   });
 
