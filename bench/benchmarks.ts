@@ -16,6 +16,7 @@ export const BENCHMARKS: Record<string, { script: string; about: string }> = {
   'search-load': { script: './search-load.ts', about: 'search load (autocannon, N clients) against a running Engram: req/s, client and server percentiles' },
   'lexical-path': { script: './lexical-path.ts', about: 'the lexical path alone on a kept index: ms a query, and a digest of its candidates to show a change returns the same' },
   'search-latency': { script: './search-latency.ts', about: 'per-path search latency on an index' },
+  'filtered-search': { script: './filtered-search.ts', about: 'searches one at a time under filters against a running Engram: each path\'s median ms a filter' },
   'train-reranker': { script: './train-reranker.ts', about: 'train the reranker' },
   'tune-fusion': { script: './tune-fusion.ts', about: 'tune the fusion weights' },
   ingest: { script: './ingest.ts', about: "indexing throughput in-process on PGlite (fake OpenAI server and the offline encoder, batches of 1 and the default)" },

@@ -9,6 +9,7 @@ import {
   stageClusters,
   type Db,
   type SearchReadModel,
+  type SharedRows,
   type StagedMember,
   type VectorStore,
 } from '@engram/stores';
@@ -142,7 +143,11 @@ async function planMembers(
       const rows = await listClusterMembersPage(db, workspaceId, after, READ_PAGE);
       if (rows.length === 0) break;
       const ids = rows.map((r) => r.itemId);
-      const page = await readPage(db, vectors, options.read, workspaceId, ids, rows.map((r) => r.clusterId), shared !== undefined);
+      // The members' rows now; the stamp is checked once the page's other reads are done (a row moved since
+      // the plan began fails it), and again once the plan is.
+      const inPlaceRows = shared ? vectors.sharedRows!(workspaceId, ids) : null;
+      if (shared && (!inPlaceRows || inPlaceRows.dimensions !== shared.dimensions)) return null;
+      const page = await readPage(db, vectors, options.read, workspaceId, ids, rows.map((r) => r.clusterId), inPlaceRows);
       if (moved()) return null;
       sink.addPage(page, ids.length);
       itemIds.push(...ids);
@@ -157,11 +162,10 @@ async function planMembers(
   }
 }
 
-/** One page of members with their vectors (or, `inPlace`, their rows in the shared matrix), topical entities and titles. */
-async function readPage(db: Db, vectors: VectorStore, read: ReclusterOptions['read'], workspaceId: string, itemIds: string[], clusterIds: string[], inPlace: boolean): Promise<ReclusterPage> {
-  await yieldToLoop();
+/** One page of members with their vectors (or their rows in the shared matrix, `inPlace`), topical entities and titles. */
+async function readPage(db: Db, vectors: VectorStore, read: ReclusterOptions['read'], workspaceId: string, itemIds: string[], clusterIds: string[], inPlace: Pick<SharedRows, 'rows' | 'dimensions'> | null): Promise<ReclusterPage> {
   if (inPlace) {
-    const { rows, dimensions } = vectors.sharedRows!(workspaceId, itemIds)!;
+    const { rows, dimensions } = inPlace;
     const embedded = itemIds.filter((_, i) => rows[i]! >= 0);
     const mentions = await loadTopicalMentions(read ?? db, workspaceId, embedded);
     const texts = await loadItemTexts(db, embedded);
@@ -177,6 +181,7 @@ async function readPage(db: Db, vectors: VectorStore, read: ReclusterOptions['re
       titles: itemIds.map((id) => texts.get(id)?.title ?? ''),
     };
   }
+  await yieldToLoop();
   const found = await vectors.getVectors(workspaceId, itemIds);
   const embedded = itemIds.filter((id) => found.has(id));
   const mentions = await loadTopicalMentions(read ?? db, workspaceId, embedded);

@@ -217,7 +217,8 @@ class WorkspaceMatrix {
     if (found.fine && this.holds(found.fine)) return found.fine;
     this.graphScoredHere++;
     // Else scored here, on the rows as they are now (a chunk removed meanwhile is not found by its key), by
-    // the native kernel on a copy of the rows: a JavaScript loop over the shared, growable matrix cost ~4 ms.
+    // the native kernel on a copy of the rows (a JavaScript loop over them cost ~4 ms, through the length-tracking
+    // view the matrix then had).
     const rows: number[] = [];
     for (const key of found.keys) {
       const entry = this.byKey.get(key);
