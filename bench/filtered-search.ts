@@ -11,16 +11,10 @@ import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { RUNNING_ENGRAM_OPTIONS } from './scale/load.js';
 
 const { values: args } = parseArgs({
-  options: {
-    url: { type: 'string', default: 'http://127.0.0.1:3000' },
-    workspace: { type: 'string' },
-    key: { type: 'string' },
-    mode: { type: 'string', default: 'fast' },
-    queries: { type: 'string', default: '30' },
-    data: { type: 'string', default: '../shared/data/github-prettier' },
-  },
+  options: { ...RUNNING_ENGRAM_OPTIONS, queries: { type: 'string', default: '30' } },
 });
 if (!args.workspace || !args.key) throw new Error('--workspace and --key are required');
 

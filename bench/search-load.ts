@@ -16,17 +16,13 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { engramCli } from './eval/service.js';
-import { healthSampler, importSettled, searchLoad, warmUp } from './scale/load.js';
+import { healthSampler, importSettled, RUNNING_ENGRAM_OPTIONS, searchLoad, warmUp } from './scale/load.js';
 
 const { values: args } = parseArgs({
   options: {
-    url: { type: 'string', default: 'http://127.0.0.1:3000' },
-    workspace: { type: 'string' },
-    key: { type: 'string' },
-    mode: { type: 'string', default: 'fast' },
+    ...RUNNING_ENGRAM_OPTIONS,
     connections: { type: 'string', default: '16' },
     duration: { type: 'string', default: '20' },
-    data: { type: 'string', default: '../shared/data/github-prettier' },
     'import-file': { type: 'string' },
     'import-repo': { type: 'string' },
     'admin-token': { type: 'string' },

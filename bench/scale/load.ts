@@ -47,6 +47,15 @@ export function percentiles(values: number[]): Percentiles {
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99), mean: Math.round((sorted.reduce((a, b) => a + b, 0) / sorted.length) * 10) / 10 };
 }
 
+/** The command-line options of a benchmark run against a running Engram (`parseArgs`), and its queries' dataset. */
+export const RUNNING_ENGRAM_OPTIONS = {
+  url: { type: 'string', default: 'http://127.0.0.1:3000' },
+  workspace: { type: 'string' },
+  key: { type: 'string' },
+  mode: { type: 'string', default: 'fast' },
+  data: { type: 'string', default: '../shared/data/github-prettier' },
+} as const;
+
 const headersOf = (access: Access) => ({ 'content-type': 'application/json', authorization: `Bearer ${access.key}`, 'x-workspace-id': access.workspaceId });
 
 /** A few searches per mode first, so the measured part does not include first-use costs. */
