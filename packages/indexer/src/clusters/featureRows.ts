@@ -5,7 +5,7 @@ import { centreInPlace, type CentredMean } from './features.js';
  * `dimensions` int16 values and one float32 scale (value = q * scale, the scale the row's largest
  * magnitude / 32767). A 100k-member plan at 768 dimensions held its features as float32 arrays, 307 MB
  * beside the server's own memory for the plan's ~30 s (the peak of every 100k import); as rows it holds
- * 154 MB. FeatureMatrix are unit vectors whose values are mostly a few hundredths, so a value is off by at most
+ * 154 MB. Features are unit vectors whose values are mostly a few hundredths, so a value is off by at most
  * its row's largest magnitude / 65534 (~3e-6 for a feature's typical largest value of 0.2) and a cosine
  * between two features by about that: far below what moves a member across a merge or split threshold.
  *
@@ -154,6 +154,8 @@ export class SharedFeatureRows implements FeatureMatrix {
   private mean: Float32Array | null = null;
   /** 1 / the length each row is divided by once centred (0 for a row that is the mean). */
   private inverse = new Float64Array(0);
+  /** `addTo`'s row, read before it is added. */
+  private scratch: Float32Array | null = null;
 
   /** A fixed-length view of the matrix: V8 reads a length-tracking one (the mirror's, which follows its growth) ~8x slower. */
   private data: Float32Array;
@@ -240,8 +242,6 @@ export class SharedFeatureRows implements FeatureMatrix {
     this.read(row, feature);
     for (let i = 0; i < this.dimensions; i++) sum[i]! += feature[i]!;
   }
-
-  private scratch: Float32Array | null = null;
 
   centre(centred: CentredMean): Float64Array {
     const { textDimensions, data } = this;

@@ -106,14 +106,9 @@ class WorkspaceMatrix {
   private building: (Int8Copy & { done: number }) | null = null;
   private rebuild: Promise<void> | null = null;
   /**
-   * Rows moved so far (a removal moves the last row into the hole): a scan that ran off this thread while
-   * it changed may have read a row in its old place, so its scores are computed again here.
-   */
-  moves = 0;
-  /**
-   * Bumped whenever a row's values may change under a reader that holds the matrix (`sharedRows`): a
-   * removal (it moves the last row into the hole, or frees the last row for the next chunk) and a copy of
-   * the rows into a larger buffer (rows written after it are not in the old one).
+   * Bumped whenever a row's values may change under a reader that holds the matrix (a scan off this thread,
+   * `sharedRows`): a removal (it moves the last row into the hole, or frees the last row for the next chunk)
+   * and a copy of the rows into a larger buffer (rows written after it are not in the old one).
    */
   generation = 0;
   /** The approximate graph of a large matrix (`graph.ts`), being built or ready; its chunks by key. */
@@ -361,7 +356,6 @@ class WorkspaceMatrix {
     if (this.graph && this.byKey.delete(entry.key)) this.graphRemovals.push(entry.key);
     const last = this.entries.pop()!;
     if (last !== entry) {
-      this.moves++;
       if (this.graph && this.byKey.get(last.key) === last) this.graphMoves.add(last);
       this.data.copyWithin(entry.row * this.dims, last.row * this.dims, (last.row + 1) * this.dims);
       this.copy?.q8.copyWithin(entry.row * this.dims, last.row * this.dims, (last.row + 1) * this.dims);
@@ -699,13 +693,13 @@ async function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want:
   const scanned = matrix.rows;
   const count = Math.min(scanned, Math.max(want * QUANTIZED_OVERFETCH, QUANTIZED_MIN_CANDIDATES));
   if (count >= scanned) return scan(matrix.data.subarray(0, scanned * dims), query, dims, want);
-  const moves = matrix.moves;
+  const generation = matrix.generation;
   // Should the scan thread fail, this event loop scans the float32 rows, exactly: a native scan of the
   // shared int8 matrix here would fail the same way where the addon cannot read a SharedArrayBuffer.
   const coarse = await scanShared(q8.buffer as SharedArrayBuffer, scanned, dims, q, count, { data: matrix.data.buffer as SharedArrayBuffer, query, want }).catch(() => null);
   if (!coarse) return scan(matrix.data.subarray(0, matrix.rows * dims), query, dims, Math.min(want, matrix.rows));
   // Rows only added since the scan began: every candidate is where it was, and was scored on its own row.
-  if (coarse.fine && matrix.moves === moves) return coarse.fine;
+  if (coarse.fine && matrix.generation === generation) return coarse.fine;
   const rows = matrix.rows;
   const candidates = Array.from(coarse.rows).filter((row) => row < rows);
   return candidates.length === 0 ? { rows: [], distances: [] } : rescore(matrix.data, dims, candidates, query, want);
