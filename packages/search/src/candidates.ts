@@ -49,6 +49,25 @@ export interface PooledWithSignals {
 export const MAX_RESULTS = 200;
 
 /**
+ * A search's pooled results, column by column: some 1,400 at 100k items, of which the cut at MAX_RESULTS
+ * keeps 200 (an object and a record of path scores each was a sixth of the bytes a search allocated under
+ * 16 clients, most of it for results the cut then dropped). `result(r)` makes result r's object, for those
+ * that survive the cut. `scores` sits on a reused array: once `release` has given it back, the pool (and
+ * nothing made from it before) may not be read.
+ */
+export interface Pool {
+  readonly size: number;
+  /** Result r's row: the item it shows. */
+  readonly rows: readonly PoolRow[];
+  /** Result r's best score on each path over its members, at `r * PATH_COUNT + path` (PATH_NAMES' order). */
+  readonly scores: Float64Array;
+  /** The pooled items result r stands for (itself included when a path returned it); null for one that stands for itself alone (most do). */
+  readonly members: readonly (string[] | null)[];
+  result(r: number): Pooled;
+  release(): void;
+}
+
+/**
  * The union of every path's candidates, one result per change: a pull request and its commits are one
  * change, so they collapse into one result that keeps the best score of each path over its members.
  * The result is the PR when the PR passes the filters (a commit whose PR no path returned is replaced by
@@ -58,17 +77,19 @@ export const MAX_RESULTS = 200;
  * stay as they are. Reads only ids, types and dates (from the read model): text is read later, for the
  * few the second stage or the page needs.
  */
-export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, results: Partial<Record<PathName, PathResult>>): Promise<Pooled[]> {
+export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, results: Partial<Record<PathName, PathResult>>): Promise<Pool> {
   const workspaceId = filter.workspaceId;
   // Each id the paths returned gets a slot, in the order first seen, and its path scores a row of `scores`
-  // (the pool is some 1,400 ids at 100k items: typed arrays and one map, not a map and a record an id).
+  // (typed arrays and one map, not a map and a record an id). Results are at most as many as slots.
   let bound = 0;
   for (const name of PATH_NAMES) bound += results[name]?.scores.size ?? 0;
-  const scratch = scratchPool.take(bound * (PATH_COUNT + 1)).fill(0, 0, bound * (PATH_COUNT + 1));
+  const width = bound * PATH_COUNT;
+  const scratch = scratchPool.take(2 * width + bound).fill(0, 0, 2 * width + bound);
   try {
-    return await poolInto(read, filter, results, workspaceId, scratch.subarray(0, bound * PATH_COUNT), scratch.subarray(bound * PATH_COUNT, bound * (PATH_COUNT + 1)));
-  } finally {
+    return await poolInto(read, filter, results, workspaceId, scratch.subarray(0, width), scratch.subarray(width, width + bound), scratch.subarray(width + bound, 2 * width + bound), () => scratchPool.give(scratch));
+  } catch (error) {
     scratchPool.give(scratch);
+    throw error;
   }
 }
 
@@ -82,7 +103,9 @@ async function poolInto(
   workspaceId: string,
   scores: Float64Array,
   evidence: Float64Array,
-): Promise<Pooled[]> {
+  resultScores: Float64Array,
+  release: () => void,
+): Promise<Pool> {
   const slotOf = new Map<string, number>();
   const ids: string[] = [];
   // Each slot's document ordinal where a path gave it (-1 where none did).
@@ -136,41 +159,57 @@ async function poolInto(
     } else target[slot] = slot;
   }
 
-  // Most results stand for themselves alone; a result with members gets the best of each path over them.
-  // Signals are merged later, for the results that survive the cut (`pooledSignals`).
-  const pooled: Pooled[] = [];
-  const entryOf = new Array<Pooled | undefined>(ids.length);
-  const entryOfPr = new Map<string, Pooled>();
+  // Most results stand for themselves alone and take their slot's scores; a result with members gets the
+  // best of each path over them. Signals are merged later, for the results that survive the cut (`pooledSignals`).
+  const shown: PoolRow[] = [];
+  const members: (string[] | null)[] = [];
+  const folded: number[] = [];
+  const resultOf = new Int32Array(ids.length).fill(-1);
+  const resultOfPr = new Map<string, number>();
+  const open = (row: PoolRow, list: string[] | null): number => {
+    shown.push(row);
+    members.push(list);
+    folded.push(0);
+    return shown.length - 1;
+  };
   for (let slot = 0; slot < ids.length; slot++) {
     const row = rows[slot];
     if (row === undefined) continue;
-    let shown = target[slot]!;
-    if (shown === FOLDED) shown = bestCommit.get(row.pr!)!;
-    if (shown === slot && entryOf[slot] === undefined && nonNegative(scores, slot)) {
-      pooled.push((entryOf[slot] = { row, paths: pathsAt(scores, slot), members: null, commitsFolded: 0 }));
+    let at = target[slot]!;
+    if (at === FOLDED) at = bestCommit.get(row.pr!)!;
+    if (at === slot && resultOf[slot] === -1 && nonNegative(scores, slot)) {
+      const r = (resultOf[slot] = open(row, null));
+      for (let path = 0; path < PATH_COUNT; path++) resultScores[r * PATH_COUNT + path] = scores[slot * PATH_COUNT + path]!;
       continue;
     }
-    let entry = shown === MISSING_PR ? entryOfPr.get(row.pr!) : entryOf[shown];
-    if (!entry) {
-      entry = { row: shown === MISSING_PR ? passing.get(row.pr!)! : rows[shown]!, paths: { lexical: 0, vector: 0, entity: 0, cluster: 0, actor: 0 }, members: [], commitsFolded: 0 };
-      pooled.push(entry);
-      if (shown === MISSING_PR) entryOfPr.set(row.pr!, entry);
-      else entryOf[shown] = entry;
+    let r = at === MISSING_PR ? (resultOfPr.get(row.pr!) ?? -1) : resultOf[at]!;
+    if (r === -1) {
+      // Its scores start at 0 (the scratch is zeroed), and so never fall below 0.
+      r = open(at === MISSING_PR ? passing.get(row.pr!)! : rows[at]!, []);
+      if (at === MISSING_PR) resultOfPr.set(row.pr!, r);
+      else resultOf[at] = r;
     }
     // A result that stood for itself alone gets a member list once a second member joins it.
-    entry.members ??= [entry.row.id];
-    entry.members.push(row.id);
-    if (entry.row.id !== row.id) entry.commitsFolded++;
-    const paths = entry.paths;
-    PATH_NAMES.forEach((name, path) => {
+    const list = (members[r] ??= [shown[r]!.id]);
+    list.push(row.id);
+    if (shown[r]!.id !== row.id) folded[r]!++;
+    for (let path = 0; path < PATH_COUNT; path++) {
       const score = scores[slot * PATH_COUNT + path]!;
-      if (score > paths[name]) paths[name] = score;
-    });
+      if (score > resultScores[r * PATH_COUNT + path]!) resultScores[r * PATH_COUNT + path] = score;
+    }
   }
-  return pooled;
+  return {
+    size: shown.length,
+    rows: shown,
+    scores: resultScores,
+    members,
+    result: (r) => ({ row: shown[r]!, paths: pathsAt(resultScores, r), members: members[r] ?? null, commitsFolded: folded[r]! }),
+    release,
+  };
 }
 
-const PATH_COUNT = PATH_NAMES.length;
+/** Path scores a pooled result has (`Pool.scores`' stride). */
+export const PATH_COUNT = PATH_NAMES.length;
 /** `target` of a slot without a row, of a commit shown as a PR no path returned, of a commit folded into its change's best commit. */
 const NO_ROW = -3;
 const MISSING_PR = -1;
@@ -188,8 +227,8 @@ function nonNegative(scores: Float64Array, slot: number): boolean {
 }
 
 /** The i-th item a pooled result stands for (no array made for one that stands for itself alone). */
-const memberCount = (p: Pooled): number => p.members?.length ?? 1;
-const memberAt = (p: Pooled, i: number): string => (p.members ? p.members[i]! : p.row.id);
+const memberCount = (members: readonly string[] | null): number => members?.length ?? 1;
+const memberAt = (id: string, members: readonly string[] | null, i: number): string => (members ? members[i]! : id);
 
 /** A pooled result's signals: the largest of each kind over its members, path by path (and how many commits it folds). */
 export function pooledSignals(p: Pooled, results: Partial<Record<PathName, PathResult>>): Record<string, number> {
@@ -198,8 +237,8 @@ export function pooledSignals(p: Pooled, results: Partial<Record<PathName, PathR
   for (const name of PATH_NAMES) {
     const byId = results[name]?.signals;
     if (!byId) continue;
-    for (let i = 0; i < memberCount(p); i++) {
-      const own = byId.get(memberAt(p, i));
+    for (let i = 0; i < memberCount(p.members); i++) {
+      const own = byId.get(memberAt(p.row.id, p.members, i));
       if (own) for (const k in own) signals[k] = Math.max(signals[k] ?? 0, own[k]!);
     }
   }
@@ -214,16 +253,17 @@ export interface FusionEvidence {
 
 /**
  * `pooledSignals`' `proximity` and `idfCovered` alone, in one pass over the result's members and paths
- * (fusion reads them for every pooled result, some 1,400 at 100k items), into `out`.
+ * (fusion reads them for every pooled result, some 1,400 at 100k items), into `out`. `id` is the result's
+ * item, `members` those it stands for (`Pool.members`).
  */
-export function pooledFusionEvidence(p: Pooled, results: Partial<Record<PathName, PathResult>>, out: FusionEvidence): FusionEvidence {
+export function pooledFusionEvidence(id: string, members: readonly string[] | null, results: Partial<Record<PathName, PathResult>>, out: FusionEvidence): FusionEvidence {
   out.proximity = undefined;
   out.idfCovered = undefined;
   for (const name of PATH_NAMES) {
     const byId = results[name]?.signals;
     if (!byId) continue;
-    for (let i = 0; i < memberCount(p); i++) {
-      const member = memberAt(p, i);
+    for (let i = 0; i < memberCount(members); i++) {
+      const member = memberAt(id, members, i);
       let proximity: number | undefined;
       let idfCovered: number | undefined;
       if (byId.signal) {

@@ -56,18 +56,35 @@ const share = (x: number | undefined): number => (typeof x === 'number' && Numbe
 
 /** The signals of a pooled candidate, from its lexical-path signals and its date. */
 export function fusionSignals(signals: Readonly<{ proximity?: number; idfCovered?: number }>, recency: number): FusionSignals {
-  return { recency, proximity: share(signals.proximity), termCoverage: share(signals.idfCovered) };
+  return fusionSignalsInto(signals, recency, { recency: 0, proximity: 0, termCoverage: 0 });
+}
+
+/** `fusionSignals` into `out` (fusion reads them for every pooled result: one object a search, not one a result). */
+export function fusionSignalsInto(signals: Readonly<{ proximity?: number; idfCovered?: number }>, recency: number, out: FusionSignals): FusionSignals {
+  out.recency = recency;
+  out.proximity = share(signals.proximity);
+  out.termCoverage = share(signals.idfCovered);
+  return out;
 }
 
 /** Convex combination of the path scores and signals: in [0, 1], comparable across queries. */
 export function fuse(paths: Record<PathName, number>, signals: FusionSignals, w: FusionWeights): number {
+  return blend(paths.lexical, paths.vector, paths.entity, paths.cluster, paths.actor, signals, w);
+}
+
+/** `fuse` of the path scores at `scores[at ... at + 4]`, in PATH_NAMES' order (a pool's row, `Pool.scores`). */
+export function fuseAt(scores: Float64Array, at: number, signals: FusionSignals, w: FusionWeights): number {
+  return blend(scores[at]!, scores[at + 1]!, scores[at + 2]!, scores[at + 3]!, scores[at + 4]!, signals, w);
+}
+
+function blend(lexical: number, vector: number, entity: number, cluster: number, actor: number, signals: FusionSignals, w: FusionWeights): number {
   const total = w.lexical + w.vector + w.entity + w.cluster + w.actor + w.recency + w.proximity + w.termCoverage;
   const s =
-    w.lexical * paths.lexical +
-    w.vector * paths.vector +
-    w.entity * paths.entity +
-    w.cluster * paths.cluster +
-    w.actor * paths.actor +
+    w.lexical * lexical +
+    w.vector * vector +
+    w.entity * entity +
+    w.cluster * cluster +
+    w.actor * actor +
     w.recency * signals.recency +
     w.proximity * signals.proximity +
     w.termCoverage * signals.termCoverage;

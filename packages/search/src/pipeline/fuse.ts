@@ -1,8 +1,8 @@
 import type { Db, SearchReadModel } from '@engram/stores';
 import { areaTitleLift, type AreaModelReader } from '../areaLift.js';
-import { loadItems, MAX_RESULTS, poolCandidates, pooledFusionEvidence, pooledSignals, toCandidate, type FusionEvidence, type ItemRow } from '../candidates.js';
+import { loadItems, MAX_RESULTS, PATH_COUNT, poolCandidates, pooledFusionEvidence, pooledSignals, toCandidate, type FusionEvidence, type ItemRow, type Pooled } from '../candidates.js';
 import { best, positions } from '../paths/lexical.js';
-import { fuse as blend, fusionSignals, recencyScore, type FusionWeights } from '../fusion.js';
+import { fuseAt, fusionSignalsInto, recencyScore, type FusionSignals, type FusionWeights } from '../fusion.js';
 import type { Candidate } from '../rank/types.js';
 import type { Question, Retrieved } from './types.js';
 
@@ -32,15 +32,22 @@ export async function fuseCandidates(
   retrieved: Retrieved,
   options: { textDepth: number; signals: boolean; areas?: { model: AreaModelReader; depth: number } },
 ): Promise<Fused> {
-  const pooled = await poolCandidates(deps.read, q.filter, retrieved.paths);
-  // The two signals fusion reads, for every pooled result (one object reused: the rest are merged for the survivors only).
-  const evidence: FusionEvidence = { proximity: undefined, idfCovered: undefined };
-  const fused = new Float64Array(pooled.length);
-  pooled.forEach((p, i) => {
-    const recency = recencyScore(p.row.occurredAt, deps.now, deps.fusion.recencyHalfLifeDays);
-    fused[i] = blend(p.paths, fusionSignals(pooledFusionEvidence(p, retrieved.paths, evidence), recency), deps.fusion);
-  });
-  const fusedPool = bestFused(fused, MAX_RESULTS, (i) => pooled[i]!.row.id).map((i) => ({ id: pooled[i]!.row.id, p: pooled[i]!, fused: fused[i]! }));
+  const pool = await poolCandidates(deps.read, q.filter, retrieved.paths);
+  let fusedPool: { id: string; p: Pooled; fused: number }[];
+  try {
+    // The signals fusion reads, for every pooled result (two objects reused: the rest are merged for the survivors only).
+    const evidence: FusionEvidence = { proximity: undefined, idfCovered: undefined };
+    const signals: FusionSignals = { recency: 0, proximity: 0, termCoverage: 0 };
+    const fused = new Float64Array(pool.size);
+    for (let r = 0; r < pool.size; r++) {
+      const row = pool.rows[r]!;
+      const recency = recencyScore(row.occurredAt, deps.now, deps.fusion.recencyHalfLifeDays);
+      fused[r] = fuseAt(pool.scores, r * PATH_COUNT, fusionSignalsInto(pooledFusionEvidence(row.id, pool.members[r] ?? null, retrieved.paths, evidence), recency, signals), deps.fusion);
+    }
+    fusedPool = bestFused(fused, MAX_RESULTS, (r) => pool.rows[r]!.id).map((r) => ({ id: pool.rows[r]!.id, p: pool.result(r), fused: fused[r]! }));
+  } finally {
+    pool.release();
+  }
   const rows = await loadItems(deps.db, q.workspaceId, fusedPool.slice(0, options.textDepth).map((c) => c.id));
   const candidates = fusedPool.map((c) => toCandidate({ row: c.p.row, paths: c.p.paths, signals: options.signals ? pooledSignals(c.p, retrieved.paths) : null }, rows.get(c.id), c.fused, deps.now));
   if (!options.areas) return { candidates, rows };
