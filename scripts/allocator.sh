@@ -23,11 +23,14 @@ fi
 # A larger young generation for V8's event loop (`--max-semi-space-size`, MB; the services' worker threads
 # keep V8's own: `workersAtOwnYoungGeneration` in packages/runtime). Under 16 concurrent searches at 100k
 # items, V8's own 16 MB let most of each search's objects outlive two scavenges and reach the old
-# generation, whose full collections (marking a ~300 MB heap) then came every few seconds; 64 MB gave 122
-# searches/s against 91 (four runs each) for ~150 MB more while busy
-# (bench/results/scale-2026-11-30-s35-account.md). ENGRAM_SEMI_SPACE_MB=0 leaves it to V8; a
-# --max-semi-space-size already in NODE_OPTIONS comes after this one and wins.
-semi="${ENGRAM_SEMI_SPACE_MB:-64}"
+# generation, whose full collections (marking a ~300 MB heap) then came every few seconds
+# (bench/results/scale-2026-11-30-s35-account.md). 32 MB: since searches allocate less, on the kept 100k
+# index under 16 clients, alternated with 64 MB, it served 103.8-134.3 searches/s against 90.9-116.2 (five
+# pairs), and against V8's own 106.5-128.6 against 94.9-104.3 (three pairs), the resident set after the load
+# 60-80 MB below 64 MB's and level with V8's own's (bench/results/scale-2026-12-01-s42-account.md).
+# ENGRAM_SEMI_SPACE_MB=0 leaves it to V8; a --max-semi-space-size already in NODE_OPTIONS comes after this
+# one and wins.
+semi="${ENGRAM_SEMI_SPACE_MB:-32}"
 case "$semi" in
   '' | *[!0-9]*) echo "ENGRAM_SEMI_SPACE_MB must be a whole number of MB (0 = V8's default), got '$semi'" >&2; exit 64 ;;
 esac
