@@ -5,7 +5,7 @@
  * hosted reranker it never calls instead.
  */
 import { join } from 'node:path';
-import { createLogger, createRuntime, loadConfig, workersAtOwnYoungGeneration, type Runtime } from '@engram/runtime';
+import { createLogger, createRuntime, loadConfig, workersAtYoungGeneration, type Runtime } from '@engram/runtime';
 import { createPgVectorStore, openDatabase, type Db, type PgVectorStore } from '@engram/stores';
 
 const UNUSED_RERANKER = 'http://127.0.0.1:9/rerank';
@@ -21,7 +21,7 @@ export function openFirstStageRuntime(dataDir: string, name: string, env: Record
  */
 export async function openKeptIndex(dataDir: string): Promise<{ db: Db; workspaceId: string; store: PgVectorStore; model: string; dimensions: number }> {
   // Worker threads (the database's, a re-cluster's) with the young generation they have in the server.
-  workersAtOwnYoungGeneration();
+  workersAtYoungGeneration(loadConfig({ ENGRAM_DATA_DIR: dataDir, ENGRAM_WORKER_SEMI_SPACE_MB: process.env.ENGRAM_WORKER_SEMI_SPACE_MB }).workerSemiSpaceMb);
   const db = await openDatabase(`pglite://${join(dataDir, 'db')}`);
   const workspaceId = (await db.query<{ id: string }>('SELECT id FROM workspaces ORDER BY created_at LIMIT 1')).rows[0]!.id;
   const active = (await db.query<{ model: string; dimensions: number }>('SELECT model, dimensions FROM vector_collections WHERE active')).rows[0]!;

@@ -21,9 +21,9 @@ if [ -z "${LD_PRELOAD:-}" ] && [ "${ENGRAM_ALLOCATOR:-}" != glibc ]; then
   done
 fi
 # A larger young generation for V8's event loop (`--max-semi-space-size`, MB; the services' worker threads
-# keep V8's own: `workersAtOwnYoungGeneration` in packages/runtime). Under 16 concurrent searches at 100k
-# items, V8's own 16 MB let most of each search's objects outlive two scavenges and reach the old
-# generation, whose full collections (marking a ~300 MB heap) then came every few seconds
+# get their own, ENGRAM_WORKER_SEMI_SPACE_MB: `workersAtYoungGeneration` in packages/runtime). Under 16
+# concurrent searches at 100k items, V8's own 16 MB let most of each search's objects outlive two scavenges
+# and reach the old generation, whose full collections (marking a ~300 MB heap) then came every few seconds
 # (bench/results/scale-2026-11-30-s35-account.md). 32 MB: since searches allocate less, on the kept 100k
 # index under 16 clients, alternated with 64 MB, it served 103.8-134.3 searches/s against 90.9-116.2 (five
 # pairs), and against V8's own 106.5-128.6 against 94.9-104.3 (three pairs), the resident set after the load

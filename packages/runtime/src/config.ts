@@ -61,6 +61,8 @@ export const EnvSchema = z
     /** Linux: the nice value of background threads (re-cluster plan, area model) from 0 (as the process) to 19. */
     ENGRAM_BACKGROUND_NICE: z.coerce.number().int().min(0).max(19).default(10),
     ENGRAM_HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(300).default(50),
+    /** V8's semi-space size (MB) of the process's worker threads (database, scans, lexical scoring, re-clusters); 0 = V8's own. */
+    ENGRAM_WORKER_SEMI_SPACE_MB: z.coerce.number().int().min(0).max(1024).default(8),
     /**
      * Where searches read from: `memory` (an index held in this process, following the database's change
      * feed) or `sql` (the database's own indexes, on every search). Default: memory, except in a worker
@@ -161,6 +163,7 @@ export interface Config {
   backgroundNice: number;
   /** How far V8 lets a heap grow past what its last full collection kept, in percent; 0: V8's own (up to 300). */
   heapGrowthPercent: number;
+  workerSemiSpaceMb: number;
   searchMaxStalenessMs: number;
   /** Searches in progress at once (0: no limit); unset: the search service's default for the database. */
   searchConcurrency?: number;
@@ -225,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     pgliteSharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB,
     backgroundNice: e.ENGRAM_BACKGROUND_NICE,
     heapGrowthPercent: e.ENGRAM_HEAP_GROWTH_PERCENT,
+    workerSemiSpaceMb: e.ENGRAM_WORKER_SEMI_SPACE_MB,
     searchMaxStalenessMs: e.SEARCH_MAX_STALENESS_MS,
     ...(e.SEARCH_CONCURRENCY !== undefined ? { searchConcurrency: e.SEARCH_CONCURRENCY } : {}),
     searchContextStalenessMs: e.SEARCH_CONTEXT_STALENESS_MS,

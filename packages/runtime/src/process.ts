@@ -84,12 +84,17 @@ export function setHeapGrowth(percent: number): void {
 }
 
 /**
- * Worker threads started from now on get V8's own young generation, whatever semi-space size the process
- * was started with (`scripts/allocator.sh` starts it with 64 MB ones for the event loop, where 16 concurrent
- * searches' objects otherwise reached the old generation). A thread's isolate reads the flag when it is
- * created: with the process's 64 MB the embedded database's thread kept ~150 MB of heap during an import
- * (55 MB with V8's own) and a re-cluster's compute thread ~130 MB, for no measured gain in either.
+ * The semi-space size (MB) of worker threads started from now on; 0 gives them V8's own (16 MB), whatever
+ * semi-space size the process was started with (`scripts/allocator.sh` starts it with 32 MB ones for the
+ * event loop, where 16 concurrent searches' objects otherwise reached the old generation). A thread's
+ * isolate reads the flag when it is created: with the process's 64 MB the embedded database's thread kept
+ * ~150 MB of heap during an import (55 MB with V8's own) and a re-cluster's compute thread ~130 MB, for no
+ * measured gain in either. 8 MB (the default, `ENGRAM_WORKER_SEMI_SPACE_MB`): the benchmark's memory peak at
+ * 100k items (16 clients during an import and its re-cluster) 1,755 against 1,850 MB, the import as fast
+ * (284.4 against 281.8 items/s); 4 MB took as much off the peak but imported at 257.2 items/s
+ * (`bench/results/scale-2026-12-01-s42-account.md`).
  */
-export function workersAtOwnYoungGeneration(): void {
-  setFlagsFromString('--max-semi-space-size=0');
+export function workersAtYoungGeneration(semiSpaceMb: number): void {
+  if (!Number.isInteger(semiSpaceMb) || semiSpaceMb < 0 || semiSpaceMb > 1024) throw new RangeError(`a semi-space size is a whole number of MB from 0 to 1024 (got ${semiSpaceMb})`);
+  setFlagsFromString(`--max-semi-space-size=${semiSpaceMb}`);
 }

@@ -18,7 +18,7 @@ import {
 } from '@engram/stores';
 import type { Reranker } from '@engram/search';
 import type { Config } from './config.js';
-import { setHeapGrowth, workersAtOwnYoungGeneration } from './process.js';
+import { setHeapGrowth, workersAtYoungGeneration } from './process.js';
 import { createRankers } from './rankers.js';
 import type { Logger } from './logger.js';
 import { bootstrapAdminToken, loadSecretKey } from './secrets.js';
@@ -61,7 +61,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
   await mkdir(config.dataDir, { recursive: true });
   setBackgroundNice(config.backgroundNice);
   setHeapGrowth(config.heapGrowthPercent);
-  workersAtOwnYoungGeneration();
+  workersAtYoungGeneration(config.workerSemiSpaceMb);
   const db = await openDatabase(config.databaseUrl, { pgliteThread: config.pgliteThread, logSlowMs: config.pgliteLogSlowMs, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
