@@ -31,15 +31,17 @@ describe.runIf(process.platform === 'linux')('scripts/allocator.sh', () => {
     expect(seen).toMatchObject({ preload: null, arenas: '2', jemallocMapped: false });
   });
 
-  it("gives V8 64 MB semi-spaces unless told otherwise, and refuses a size that is not a number", () => {
+  it("gives V8 32 MB semi-spaces unless told otherwise, and refuses a size that is not a number", () => {
     const limit = (semi: string | undefined, nodeOptions?: string) => started({ ENGRAM_SEMI_SPACE_MB: semi, NODE_OPTIONS: nodeOptions }).heapLimitMb;
     const thirtyTwo = limit('32');
+    expect(limit(undefined)).toBe(thirtyTwo);
     // The young generation is three semi-spaces: 64 MB ones add 3 x 32 MB to the limit that 32 MB ones give.
-    expect(limit(undefined) - thirtyTwo).toBe(3 * 32);
+    const sixtyFour = limit('64');
+    expect(sixtyFour - thirtyTwo).toBe(3 * 32);
     // 0 leaves V8's own (16 MB on 64-bit platforms), below both.
     expect(limit('0')).toBeLessThan(thirtyTwo);
     // One the operator put in NODE_OPTIONS wins.
-    expect(limit(undefined, '--max-semi-space-size=32')).toBe(thirtyTwo);
+    expect(limit(undefined, '--max-semi-space-size=64')).toBe(sixtyFour);
     expect(() => limit('64mb')).toThrow(/ENGRAM_SEMI_SPACE_MB must be a whole number/);
   });
 });
