@@ -52,8 +52,8 @@ export const MAX_RESULTS = 200;
  * A search's pooled results, column by column: some 1,400 at 100k items, of which the cut at MAX_RESULTS
  * keeps 200 (an object and a record of path scores each was a sixth of the bytes a search allocated under
  * 16 clients, most of it for results the cut then dropped). `result(r)` makes result r's object, for those
- * that survive the cut. `scores` sits on a reused array: once `release` has given it back, the pool (and
- * nothing made from it before) may not be read.
+ * that survive the cut; it copies the scores, so it outlives the pool. `scores` sits on a reused array: once
+ * `release` has given it back, the pool itself may not be read.
  */
 export interface Pool {
   readonly size: number;
