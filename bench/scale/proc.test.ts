@@ -33,4 +33,20 @@ describe('memorySampler', () => {
     expect(memory.peakLabel()).toBe('busy');
     expect(memory.peak()).toBeGreaterThan(256 * 2 ** 20);
   });
+
+  it("keeps the server's account of its memory asked for as the peak was sampled", async () => {
+    let asked = 0;
+    const memory = memorySampler([process.pid], 20, async () => ({ 'main heap': ++asked }));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const before = memory.peakParts();
+    const held = Buffer.alloc(256 * 2 ** 20, 1);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    memory.stop();
+    expect(held.length).toBeGreaterThan(0);
+    const atPeak = memory.peakParts()!;
+    // Asked again once the 256 MB set a new peak, and kept with the resident set it was asked at.
+    expect(atPeak.parts['main heap']).toBeGreaterThan(before?.parts['main heap'] ?? 0);
+    expect(atPeak.bytes).toBeGreaterThan(256 * 2 ** 20);
+    expect(atPeak.bytes).toBeLessThanOrEqual(memory.peak());
+  });
 });

@@ -85,28 +85,50 @@ export interface MemorySampler {
   peak(): number;
   /** The label that was current when the peak was sampled (`label`): which phase of the run it came in. */
   peakLabel(): string;
+  /**
+   * The server's own account of its memory (`parts`, asked for as a sample sets a new peak, at most one
+   * request at a time) and the resident set it was asked at: what the peak held. Empty without `parts`.
+   */
+  peakParts(): { bytes: number; parts: Record<string, number> } | undefined;
   last(): number;
   /** Names what the samples from now on are taken during. */
   label(name: string): void;
   stop(): void;
 }
 
-/** Samples a tree's memory every `everyMs` until stopped; keeps the peak (and the label current then) and the last value. */
-export function memorySampler(rootPids: number[], everyMs = 2_000): MemorySampler {
+/**
+ * Samples a tree's memory every `everyMs` until stopped; keeps the peak (and the label current then) and the
+ * last value. With `parts`, asks it for the parts of the memory whenever a sample sets a new peak.
+ */
+export function memorySampler(rootPids: number[], everyMs = 2_000, parts?: () => Promise<Record<string, number>>): MemorySampler {
   let peak = 0;
   let peakLabel = '';
   let current = '';
   let last = 0;
+  let atPeak: { bytes: number; parts: Record<string, number> } | undefined;
+  let asking = false;
+  const askParts = (bytes: number): void => {
+    if (!parts || asking) return;
+    asking = true;
+    parts()
+      .then((found) => {
+        // A later sample may have set a higher peak meanwhile; this account is kept only while it is the highest asked.
+        if (Object.keys(found).length && bytes >= (atPeak?.bytes ?? 0)) atPeak = { bytes, parts: found };
+      })
+      .catch(() => undefined)
+      .finally(() => (asking = false));
+  };
   const sample = (): void => {
     last = rootPids.reduce((sum, pid) => sum + serverMemory(pid).server, 0);
     if (last > peak) {
       peak = last;
       peakLabel = current;
+      askParts(last);
     }
   };
   sample();
   const timer = setInterval(sample, everyMs);
-  return { peak: () => peak, peakLabel: () => peakLabel, last: () => (sample(), last), label: (name) => void (current = name), stop: () => clearInterval(timer) };
+  return { peak: () => peak, peakLabel: () => peakLabel, peakParts: () => atPeak, last: () => (sample(), last), label: (name) => void (current = name), stop: () => clearInterval(timer) };
 }
 
 export async function diskBytes(dir: string): Promise<number> {

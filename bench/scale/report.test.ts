@@ -30,4 +30,21 @@ describe('the scale report', () => {
     expect(section).toContain('| embedded/fast/10000 | fast | 5.6 | 0.0 | 3.6 | 0.0 | 1.5 | 0.4 | 2.1 | 3.3 | 0.8 | 1.1 | 0.2 |');
     expect(section).toContain('| embedded/fast/100000 | fast | 11.7 | 0.0 | 9.7 | 0.0 | 1.5 | 0.4 | 3.4 | 7.9 | 0.8 | 1.1 | 0.2 |');
   });
+
+  it('shows what the memory held at the peak beside after the import and after the searches', () => {
+    const r: RunResult = {
+      ...run(100_000, 11.7, 3.4, 7.9),
+      memory: { afterImportBytes: 1_300 * 2 ** 20, afterSearchBytes: 1_400 * 2 ** 20, peakBytes: 1_760 * 2 ** 20 },
+      memoryParts: { afterImport: { 'main heap': 400 }, afterSearch: { 'main heap': 450 }, atPeak: { 'main heap': 520, 'compute heap': 100 }, atPeakBytes: 1_750 * 2 ** 20 },
+    };
+    const report: ScaleReport = {
+      command: 'npm run bench -- scale', startedAt: '', updatedAt: '', complete: true,
+      machine: { cores: 2, cpu: 'test', node: 'v22', memoryBytes: 1 }, options: {}, corpora: [], runs: [r],
+    };
+    const section = renderMarkdown(report, 'chart.svg').split('## Where the memory is')[1]!;
+    expect(section).toContain('| embedded/fast/100000 | main heap | 400.0 | 450.0 | 520.0 |');
+    expect(section).toContain('| embedded/fast/100000 | compute heap | - | - | 100.0 |');
+    expect(section).toContain('| embedded/fast/100000 | resident, in none of the above | 900.0 | 950.0 | 1130.0 |');
+    expect(section).toContain('| embedded/fast/100000 | resident set | 1300.0 | 1400.0 | 1750.0 |');
+  });
 });

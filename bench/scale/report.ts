@@ -195,15 +195,17 @@ export function renderMarkdown(report: ScaleReport, svgName: string): string {
   }
   const withParts = report.runs.filter((r) => r.memoryParts && Object.keys(r.memoryParts.afterImport).length);
   if (withParts.length) {
-    lines.push('## Where the memory is', '', "MB, from the server's `/metrics` (api process on the distributed deployment): V8 heaps as committed (`heap_size_total`), buffers and typed arrays outside them (external), and the embedded database's WebAssembly heap, once the import has settled / after the idle search phases; the last row is the resident set (VmRSS) less all of them.", '');
-    lines.push('| run | part | after import | after searches |', '| --- | --- | ---: | ---: |');
+    lines.push('## Where the memory is', '', "MB, from the server's `/metrics` (api process on the distributed deployment): V8 heaps as committed (`heap_size_total`), buffers and typed arrays outside them (external), and the embedded database's WebAssembly heap, once the import has settled / after the idle search phases / as the run's peak was sampled (asked for as the sample set the peak, so within a second or two of it); the last row is the resident set (VmRSS) less all of them.", '');
+    lines.push('| run | part | after import | after searches | at the peak |', '| --- | --- | ---: | ---: | ---: |');
     for (const r of withParts) {
-      const { afterImport, afterSearch = {} } = r.memoryParts!;
-      for (const part of [...new Set([...Object.keys(afterImport), ...Object.keys(afterSearch)])]) lines.push(`| ${label(r)} | ${part} | ${fmt(afterImport[part])} | ${fmt(afterSearch[part])} |`);
+      const { afterImport, afterSearch = {}, atPeak = {} } = r.memoryParts!;
+      for (const part of [...new Set([...Object.keys(afterImport), ...Object.keys(afterSearch), ...Object.keys(atPeak)])]) lines.push(`| ${label(r)} | ${part} | ${fmt(afterImport[part])} | ${fmt(afterSearch[part])} | ${fmt(atPeak[part])} |`);
       // What the resident set holds beyond every part the isolates account for: code, allocator and V8 pages kept after collection.
       const rest = (rssBytes: number | undefined, parts: Record<string, number>) =>
         rssBytes === undefined || Object.keys(parts).length === 0 ? undefined : rssBytes / 2 ** 20 - Object.values(parts).reduce((a, b) => a + b, 0);
-      lines.push(`| ${label(r)} | resident, in none of the above | ${fmt(rest(r.memory?.afterImportBytes, afterImport))} | ${fmt(rest(r.memory?.afterSearchBytes, afterSearch))} |`);
+      lines.push(`| ${label(r)} | resident, in none of the above | ${fmt(rest(r.memory?.afterImportBytes, afterImport))} | ${fmt(rest(r.memory?.afterSearchBytes, afterSearch))} | ${fmt(rest(r.memoryParts!.atPeakBytes, atPeak))} |`);
+      const mib = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 2 ** 20);
+      lines.push(`| ${label(r)} | resident set | ${fmt(mib(r.memory?.afterImportBytes))} | ${fmt(mib(r.memory?.afterSearchBytes))} | ${fmt(mib(r.memoryParts!.atPeakBytes))} |`);
     }
     lines.push('');
   }

@@ -50,8 +50,8 @@ export interface RunResult {
   /** RSS of the server: right after the import and its re-cluster, after the idle search phases (the server in use), and the peak. */
   /** `settledBytes`: the resident set after the import once it stopped falling (`settledAfterS` later). */
   memory?: { afterImportBytes: number; settledBytes?: number; settledAfterS?: number; afterSearchBytes?: number; peakBytes: number; peakPhase?: string };
-  /** The server's own account of its memory (MB per part, from `/metrics`) at the same two moments. */
-  memoryParts?: { afterImport: Record<string, number>; afterSearch?: Record<string, number> };
+  /** The server's own account of its memory (MB per part, from `/metrics`) at the same two moments, and as the peak was sampled (with the resident set then). */
+  memoryParts?: { afterImport: Record<string, number>; afterSearch?: Record<string, number>; atPeak?: Record<string, number>; atPeakBytes?: number };
   disk?: { bytes: number; bytesPerItem: number };
   totals?: Awaited<ReturnType<typeof filteredTotals>>;
   error?: string;
@@ -156,7 +156,7 @@ export async function runScale(
   const deployment = await phase(result, 'start', ctx, () =>
     startDeployment({ kind: spec.deployment, repoRoot: ctx.repoRoot, port: ctx.port, env: ctx.embedderEnv(spec.embedder), stores: ctx.stores, ...(ctx.keepIndex && spec.deployment === 'embedded' ? { keepDataDir: `${ctx.keepIndex}/${spec.embedder}-${spec.size}` } : {}) }),
   );
-  const memory = memorySampler(deployment.pids);
+  const memory = memorySampler(deployment.pids, 2_000, () => memoryParts(deployment.url, deployment.adminToken));
   try {
     const workspace = await engramCli(deployment, ctx.repoRoot, ['workspace', 'create', '--name', `scale-${spec.size}`]);
     const workspaceId = String(workspace.id);
@@ -221,6 +221,8 @@ export async function runScale(
       else void importing.catch(() => undefined);
     }, memory);
     result.memory = { ...result.memory!, peakBytes: memory.peak(), peakPhase: memory.peakLabel() };
+    const atPeak = memory.peakParts();
+    if (atPeak) result.memoryParts = { ...result.memoryParts!, atPeak: atPeak.parts, atPeakBytes: atPeak.bytes };
   } catch (err) {
     result.error = err instanceof Error ? err.message : String(err);
     ctx.log(`run failed: ${result.error}`);
