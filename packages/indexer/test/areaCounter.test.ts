@@ -74,6 +74,27 @@ describe('the area counter', () => {
     expect(rows.termNames).toEqual([...new Set(expected.rows.map((r) => r[0]))]);
   });
 
+  it('gives the same rows when the pairs outgrow its table many times over', () => {
+    // 30k distinct (area, term) pairs: the table starts at 4,096 slots and grows by half each time.
+    const pages: ChangePage[] = [];
+    for (let p = 0; p < 10; p++) {
+      const page: ChangePage = { titles: [], areas: [] };
+      for (let i = 0; i < 300; i++) {
+        const c = p * 300 + i;
+        page.titles.push(Array.from({ length: 5 }, (_, k) => `w${(c * 7 + k * 13) % 997}`).join(' '));
+        page.areas.push([`d${c % 150}/`, `d${c % 150}/f${c % 600}.ts`]);
+      }
+      pages.push(page);
+    }
+    const counter = createAreaCounter();
+    for (const page of pages) counter.addPage(page);
+    const rows = counter.finish();
+    const expected = reference(pages);
+    expect(rows.termOf.length).toBeGreaterThan(10_000);
+    expect(rows.areaNames.map((a, i) => [a, rows.areaChanges[i]])).toEqual(expected.areas);
+    expect(triples(rows)).toEqual(expected.rows);
+  });
+
   it('keeps the root of an empty workspace', () => {
     const rows = createAreaCounter().finish();
     expect(rows).toMatchObject({ changes: 0, areaNames: [''], termNames: [] });
