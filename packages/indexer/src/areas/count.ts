@@ -57,9 +57,10 @@ class Names {
 
 /**
  * How many changes' titles hold each term in each area: an open-addressing table of (area, term) pairs
- * in typed arrays, 12 bytes a slot, 53-80% of the slots used. A `Map` of term counts per area held ~100 MB of the compute thread's
- * heap at 100k items (1.5M pairs), for the minute the model took, on top of everything a server under
- * load holds then.
+ * in typed arrays, 12 bytes a slot, 53-80% of the slots used. A `Map` of term counts per area had the
+ * compute thread at ~100 MB of heap at 100k items (1.5M pairs) for the minute the model took, on top of
+ * everything a server under load holds then; on 3.2M pairs the counter's heap grew 254 MB with the maps
+ * and 21 MB with this table (`bench/results/scale-2026-12-01-s43-account.md`).
  */
 class PairCounts {
   private capacity = 4_096;
