@@ -195,7 +195,7 @@ export function renderMarkdown(report: ScaleReport, svgName: string): string {
   }
   const withParts = report.runs.filter((r) => r.memoryParts && Object.keys(r.memoryParts.afterImport).length);
   if (withParts.length) {
-    lines.push('## Where the memory is', '', "MB, from the server's `/metrics` (api process on the distributed deployment): V8 heaps as committed (`heap_size_total`), buffers and typed arrays outside them (external), and the embedded database's WebAssembly heap, once the import has settled / after the idle search phases / as the run's peak was sampled (asked for as the sample set the peak, so within a second or two of it); the last row is the resident set (VmRSS) less all of them.", '');
+    lines.push('## Where the memory is', '', "MB, from the server's `/metrics` (api process on the distributed deployment): V8 heaps as committed (`heap_size_total`), buffers and typed arrays outside them (external), and the embedded database's WebAssembly heap, once the import has settled / after the idle search phases / as the run's peak was sampled (asked for as the sample set the peak, so within a second or two of it); the last two rows are the resident set (VmRSS) less all of them, and the resident set itself (MB of 2^20 bytes, as the parts).", '');
     lines.push('| run | part | after import | after searches | at the peak |', '| --- | --- | ---: | ---: | ---: |');
     for (const r of withParts) {
       const { afterImport, afterSearch = {}, atPeak = {} } = r.memoryParts!;
