@@ -38,6 +38,8 @@ function memoryStatus(m: NonNullable<RunResult['memory']>): Target['status'] {
 }
 
 const mb = (bytes: number) => Math.round(bytes / 1e6);
+/** MB of 2^20 bytes, as `/metrics`' parts are given. */
+const mib = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 2 ** 20);
 const fmt = (n: number | undefined, digits = 1) => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits));
 const label = (r: RunResult) => `${r.deployment}/${r.embedder}/${r.size}`;
 
@@ -204,7 +206,6 @@ export function renderMarkdown(report: ScaleReport, svgName: string): string {
       const rest = (rssBytes: number | undefined, parts: Record<string, number>) =>
         rssBytes === undefined || Object.keys(parts).length === 0 ? undefined : rssBytes / 2 ** 20 - Object.values(parts).reduce((a, b) => a + b, 0);
       lines.push(`| ${label(r)} | resident, in none of the above | ${fmt(rest(r.memory?.afterImportBytes, afterImport))} | ${fmt(rest(r.memory?.afterSearchBytes, afterSearch))} | ${fmt(rest(r.memoryParts!.atPeakBytes, atPeak))} |`);
-      const mib = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 2 ** 20);
       lines.push(`| ${label(r)} | resident set | ${fmt(mib(r.memory?.afterImportBytes))} | ${fmt(mib(r.memory?.afterSearchBytes))} | ${fmt(mib(r.memoryParts!.atPeakBytes))} |`);
     }
     lines.push('');
