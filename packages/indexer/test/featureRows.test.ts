@@ -30,18 +30,30 @@ describe("a re-cluster plan's feature rows", () => {
   it('read in place from a growing shared matrix: rows written after the plan began, and centred as they are read', () => {
     const text = 6;
     const entity = 4;
-    const buffer = new SharedArrayBuffer(2 * text * 4, { maxByteLength: 64 * text * 4 });
-    // As the vector mirror holds it: a view that follows the buffer's growth.
-    const matrix = new Float32Array(buffer);
-    matrix.set([1, 0, 0, 0, 0, 0, 0, 0.6, 0.8, 0, 0, 0]);
-    const rows = new SharedFeatureRows(matrix, text, entity);
+    // As the vector mirror holds it: 16-bit integers, each worth `unit`, in a view that follows the buffer's growth.
+    const unit = 1 / 32_767;
+    const held = (x: number): number => Math.round(x / unit);
+    const buffer = new SharedArrayBuffer(2 * text * 2, { maxByteLength: 64 * text * 2 });
+    const matrix = new Int16Array(buffer);
+    matrix.set([1, 0, 0, 0, 0, 0, 0, 0.6, 0.8, 0, 0, 0].map(held));
+    const rows = new SharedFeatureRows(matrix, unit, text, entity);
+    expect(rows.textNorm(1)).toBeCloseTo(1, 4);
     expect(rows.push(1, 0.5, [2], [0.7])).toBe(0);
     // The mirror grows by a row after the plan took its view; a member's chunk is there.
-    buffer.grow(3 * text * 4);
-    new Float32Array(buffer).set([0, 0, 0, 0, 0.6, -0.8], 2 * text);
+    buffer.grow(3 * text * 2);
+    new Int16Array(buffer).set([0, 0, 0, 0, 0.6, -0.8].map(held), 2 * text);
     expect(rows.push(2, 2, [0, 3], [0.1, -0.2])).toBe(1);
-    const raw = [Float32Array.from([0, 0.3, 0.4, 0, 0, 0, 0, 0, 0.7, 0]), Float32Array.from([0, 0, 0, 0, 1.2, -1.6, 0.1, 0, 0, -0.2])];
-    raw.forEach((want, r) => expect(Array.from(rows.read(r))).toEqual(Array.from(want)));
+    // The text part is the values the mirror holds (within 1.6e-5 of those written) times the member's scale.
+    const stored = (x: number): number => held(x) * unit;
+    const raw = [
+      Float32Array.from([0, stored(0.6) * 0.5, stored(0.8) * 0.5, 0, 0, 0, 0, 0, 0.7, 0]),
+      Float32Array.from([0, 0, 0, 0, stored(0.6) * 2, stored(-0.8) * 2, 0.1, 0, 0, -0.2]),
+    ];
+    raw.forEach((want, r) => {
+      const back = rows.read(r);
+      for (let d = 0; d < text + entity; d++) expect(back[d]).toBeCloseTo(want[d]!, 6);
+      for (let d = 0; d < text; d++) expect(Math.abs(back[d]! - [[0, 0.3, 0.4, 0, 0, 0], [0, 0, 0, 0, 1.2, -1.6]][r]![d]!)).toBeLessThan(1e-4);
+    });
 
     const mean = centredMean(Float64Array.from(raw[0]!, (x, i) => x + raw[1]![i]!), 2);
     const lengths = rows.centre(mean);

@@ -19,6 +19,9 @@ const DIMENSIONS = 48;
 const TOPICS = 6;
 const WORDS = ['parser', 'css', 'decorators', 'markdown', 'yaml', 'comments', 'indent', 'vue', 'angular', 'typescript', 'jsx', 'flow'];
 const PATHS = ['src/language-js/print', 'src/language-css', 'src/language-markdown', 'src/language-yaml', 'tests/format/js', 'docs'];
+/** What one of the vector mirror's 16-bit integers is worth: the fixture's vectors are multiples of it, so read in place they are the copies' values. */
+const UNIT = 1 / 32_767;
+const onGrid = (x: number): number => Math.round(x / UNIT) * UNIT;
 
 function page(from: number, count: number): ReclusterPage {
   let seed = 11 + from;
@@ -36,7 +39,7 @@ function page(from: number, count: number): ReclusterPage {
     // Topics 0-2 are spread over several clusters each (to merge); clusters 90+ hold two topics (to split).
     clusterIds.push(topic < 3 ? `clu_t${topic}_${n % 4}` : `clu_mixed_${Math.floor(topic / 2)}`);
     hasVector[i] = n % 17 === 5 ? 0 : 1;
-    for (let d = 0; d < DIMENSIONS; d++) vectors[i * DIMENSIONS + d] = hasVector[i] ? (d === 0 ? 0.8 : 0) + (d === 1 + topic ? 0.55 : 0) + 0.06 * random() : 0;
+    for (let d = 0; d < DIMENSIONS; d++) vectors[i * DIMENSIONS + d] = hasVector[i] ? onGrid((d === 0 ? 0.8 : 0) + (d === 1 + topic ? 0.55 : 0) + 0.06 * random()) : 0;
     mentions.push([
       { category: 'path', key: PATHS[topic]!, confidence: 1, df: 40 + topic },
       { category: 'keyword', key: WORDS[n % 5 === 0 ? (n * 7) % WORDS.length : topic * 2]!, confidence: 0.8, df: 12 },
@@ -52,18 +55,18 @@ const pages = (): ReclusterPage[] => [page(0, 150), page(150, 150), page(300, 60
 /** The pages' vectors as one shared matrix (filled from its end: a member's row is not its position) and pages that give rows instead. */
 function inPlace(input: ReclusterPage[]): { shared: SharedVectors; pages: ReclusterPage[] } {
   const total = input.reduce((n, p) => n + p.itemIds.length, 0);
-  const data = new Float32Array(new SharedArrayBuffer(total * DIMENSIONS * 4));
+  const data = new Int16Array(new SharedArrayBuffer(total * DIMENSIONS * 2));
   let next = total - 1;
   const out = input.map((p) => {
     const rows = new Int32Array(p.itemIds.length).fill(-1);
     p.itemIds.forEach((_, i) => {
       if (p.hasVector[i] !== 1) return;
-      data.set(p.vectors.subarray(i * DIMENSIONS, (i + 1) * DIMENSIONS), next * DIMENSIONS);
+      data.set(Array.from(p.vectors.subarray(i * DIMENSIONS, (i + 1) * DIMENSIONS), (x) => Math.round(x / UNIT)), next * DIMENSIONS);
       rows[i] = next--;
     });
     return { ...p, vectors: new Float32Array(0), rows };
   });
-  return { shared: { data, dimensions: DIMENSIONS }, pages: out };
+  return { shared: { data, unit: UNIT, dimensions: DIMENSIONS }, pages: out };
 }
 
 /** Each cluster of a plan as its members' item ids, and each member's similarity by item id. */
@@ -147,7 +150,7 @@ describe('the re-cluster plan', () => {
     expect([plan.merged, plan.split]).toEqual([copies.merged, copies.split]);
     const [got, want] = [membersOf(plan, ids), membersOf(copies, ids)];
     expect(got.clusters).toEqual(want.clusters);
-    // Copies are held as 16-bit rows; in place, the stored float32 values are read.
+    // Copies are held as 16-bit rows with a scale each; in place, the mirror's values are read.
     for (const [id, similarity] of want.similarity) expect(got.similarity.get(id)).toBeCloseTo(similarity, 4);
 
     const features = pages().flatMap((p) =>

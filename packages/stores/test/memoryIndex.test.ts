@@ -30,26 +30,46 @@ describe('vector memory index', () => {
     }
     return d / Math.sqrt(na * nb);
   };
-  const bruteForce = (q: number[], k: number, keep: (itemId: string) => boolean = () => true) => {
+  const bestOf = (q: number[], keep: (itemId: string) => boolean) => {
     const best = new Map<string, number>();
     for (const r of records) if (keep(r.itemId)) best.set(r.itemId, Math.max(best.get(r.itemId) ?? -2, cosine(q, r.vector)));
-    return [...best].sort((a, b) => b[1] - a[1]).slice(0, k).map(([id]) => id);
+    return best;
+  };
+  const bruteForce = (q: number[], k: number, keep: (itemId: string) => boolean = () => true) =>
+    [...bestOf(q, keep)].sort((a, b) => b[1] - a[1]).slice(0, k).map(([id]) => id);
+  /**
+   * Expects a search's hits to be an exact scan's best k: at each place an item that passes, whose exact
+   * similarity is the exact ranking's at that place and the one reported. The 16-bit rows move a similarity by
+   * ~1e-5, so items whose exact similarities are closer than ROUNDING may trade places.
+   */
+  const ROUNDING = 5e-5;
+  const expectExact = (hits: { itemId: string; similarity: number }[], q: number[], k: number, keep: (itemId: string) => boolean = () => true) => {
+    const best = bestOf(q, keep);
+    const want = [...best.values()].sort((a, b) => b - a).slice(0, k);
+    expect(hits.length).toBe(want.length);
+    expect(new Set(hits.map((h) => h.itemId)).size).toBe(hits.length);
+    hits.forEach((h, place) => {
+      const exact = best.get(h.itemId);
+      expect(exact).toBeDefined();
+      expect(Math.abs(exact! - want[place]!)).toBeLessThanOrEqual(ROUNDING);
+      expect(Math.abs(h.similarity - exact!)).toBeLessThanOrEqual(ROUNDING);
+    });
   };
 
   it('finds the exact best items by their best chunk, unfiltered (native scan) and filtered', async () => {
     for (let t = 0; t < 5; t++) {
       const q = vector();
-      expect((await index.search(q, { workspaceId: 'w' }, 50)).map((h) => h.itemId)).toEqual(bruteForce(q, 50));
+      expectExact(await index.search(q, { workspaceId: 'w' }, 50), q, 50);
       // Half the chunks pass: read from the native ranking until enough pass, for a few items and for many.
-      expect((await index.search(q, { workspaceId: 'w', types: ['commit'] }, 20)).map((h) => h.itemId)).toEqual(bruteForce(q, 20, (id) => i(id) % 2 === 1));
-      expect((await index.search(q, { workspaceId: 'w', types: ['commit'] }, 1_200)).map((h) => h.itemId)).toEqual(bruteForce(q, 1_200, (id) => i(id) % 2 === 1));
+      expectExact(await index.search(q, { workspaceId: 'w', types: ['commit'] }, 20), q, 20, (id) => i(id) % 2 === 1);
+      expectExact(await index.search(q, { workspaceId: 'w', types: ['commit'] }, 1_200), q, 1_200, (id) => i(id) % 2 === 1);
       // Most pass, but not the best: the ranking is read further and further until enough do.
       const excluded = bruteForce(q, 300);
-      expect((await index.search(q, { workspaceId: 'w', excludeItemIds: excluded }, 20)).map((h) => h.itemId)).toEqual(bruteForce(q, 20, (id) => !excluded.includes(id)));
+      expectExact(await index.search(q, { workspaceId: 'w', excludeItemIds: excluded }, 20), q, 20, (id) => !excluded.includes(id));
       // A tenth pass: scored one by one.
       const in2025 = { workspaceId: 'w', to: '2025-12-31T23:59:59Z' };
-      expect((await index.search(q, in2025, 20)).map((h) => h.itemId)).toEqual(bruteForce(q, 20, (id) => year(id) === 2025));
-      expect((await index.search(q, { ...in2025, types: ['pull_request'] }, 400)).map((h) => h.itemId)).toEqual(bruteForce(q, 400, (id) => year(id) === 2025 && i(id) % 2 === 0));
+      expectExact(await index.search(q, in2025, 20), q, 20, (id) => year(id) === 2025);
+      expectExact(await index.search(q, { ...in2025, types: ['pull_request'] }, 400), q, 400, (id) => year(id) === 2025 && i(id) % 2 === 0);
       expect(await index.search(q, { ...in2025, types: ['commit'] }, 20)).toEqual([]);
     }
   });
@@ -89,7 +109,7 @@ describe('vector memory index above the int8 pre-scan size', () => {
 
   it('finds the same best items as an exact scan, as rows are added (one wider than the int8 scale) and removed', async () => {
     add(17_000, 0);
-    // The first search scans the float32 rows while the int8 copy is built in the background.
+    // The first search scans the 16-bit rows while the int8 copy is built in the background.
     expect((await index.search(vector(), { workspaceId: 'w' }, 5)).length).toBe(5);
     await index.warm();
     for (let t = 0; t < 3; t++) {

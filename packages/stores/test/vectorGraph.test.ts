@@ -47,7 +47,7 @@ describe('vector memory index with its graph (an approximate search above a size
       const hits = await index.search(q, { workspaceId: 'w' }, 20);
       expect(hits).toHaveLength(20);
       // Each hit's similarity is its exact cosine, and the hits are in that order.
-      for (const h of hits) expect(h.similarity).toBeCloseTo(cosine(records.get(h.itemId)!, q), 5);
+      for (const h of hits) expect(h.similarity).toBeCloseTo(cosine(records.get(h.itemId)!, q), 4);
       expect(hits.map((h) => h.similarity)).toEqual([...hits.map((h) => h.similarity)].sort((a, b) => b - a));
       const truth = new Set(exact(q, 20).map(([id]) => id));
       found += hits.filter((h) => truth.has(h.itemId)).length;
@@ -115,7 +115,7 @@ describe('vector memory index: a graph search scored on the scan thread', () => 
   const exactHits = async (q: number[], k: number) => {
     const hits = await index.search(q, { workspaceId: 'w' }, k);
     expect(hits).toHaveLength(k);
-    for (const h of hits) expect(h.similarity).toBeCloseTo(cosine(records.get(h.itemId)!, q), 5);
+    for (const h of hits) expect(h.similarity).toBeCloseTo(cosine(records.get(h.itemId)!, q), 4);
     return hits;
   };
 
@@ -143,7 +143,7 @@ describe('vector memory index: a graph search scored on the scan thread', () => 
     expect(hits).toHaveLength(30);
     for (const h of hits) {
       expect(gone).not.toContain(h.itemId);
-      expect(h.similarity).toBeCloseTo(cosine(records.get(h.itemId)!, q), 5);
+      expect(h.similarity).toBeCloseTo(cosine(records.get(h.itemId)!, q), 4);
     }
     expect(index.graphSearches('w')).toEqual({ searches: 12, scoredHere: 1 });
   });

@@ -120,8 +120,8 @@ export class FeatureRows implements FeatureMatrix {
   }
 }
 
-/** A float32 view of `buffer` from `offset` to its current end, of fixed length. */
-const fixedView = (buffer: ArrayBufferLike, offset: number): Float32Array => new Float32Array(buffer, offset, Math.floor((buffer.byteLength - offset) / 4));
+/** A 16-bit view of `buffer` from `offset` to its current end, of fixed length. */
+const fixedView = (buffer: ArrayBufferLike, offset: number): Int16Array => new Int16Array(buffer, offset, Math.floor((buffer.byteLength - offset) / 2));
 
 /** Growable typed arrays' next size. */
 const grown = <T extends Float32Array | Int32Array | Uint16Array | Float64Array>(a: T, need: number, make: (n: number) => T): T => {
@@ -132,12 +132,13 @@ const grown = <T extends Float32Array | Int32Array | Uint16Array | Float64Array>
 };
 
 /**
- * Feature rows that read each member's text part from the vector mirror's float32 matrix in place (the
- * shared rows the searches read: `VectorStore.sharedRows`) and keep only what is the member's own: its
+ * Feature rows that read each member's text part from the vector mirror's matrix in place (the shared
+ * 16-bit rows the searches read: `VectorStore.sharedRows`) and keep only what is the member's own: its
  * text scale, its few entity buckets (sparse: a member mentions a handful of the 256), and after `centre`
  * the length it is divided by. Centring is applied as rows are read (`(raw - mean) / length`), so no row is
  * ever written. A 100k-member plan held 154 MB of 16-bit rows (and the pages' copies of every vector on the
- * way); these hold ~70 bytes a member, and the text part's values are the stored float32 ones.
+ * way); these hold ~70 bytes a member, and the text part's values are the mirror's, as searches read them.
+ * The mirror's `unit` (what one of its integers is worth) is folded into each member's text scale.
  *
  * The matrix must not change under the plan: the caller checks the mirror's stamp after the plan and
  * computes it again from copies when a row may have moved (`recluster.ts`).
@@ -158,10 +159,11 @@ export class SharedFeatureRows implements FeatureMatrix {
   private scratch: Float32Array | null = null;
 
   /** A fixed-length view of the matrix: V8 reads a length-tracking one (the mirror's, which follows its growth) ~8x slower. */
-  private data: Float32Array;
+  private data: Int16Array;
 
   constructor(
-    matrix: Float32Array,
+    matrix: Int16Array,
+    private readonly unit: number,
     readonly textDimensions: number,
     readonly entityDimensions: number,
   ) {
@@ -178,7 +180,7 @@ export class SharedFeatureRows implements FeatureMatrix {
     const at = row * this.textDimensions;
     let sum = 0;
     for (let i = 0; i < this.textDimensions; i++) sum += this.data[at + i]! ** 2;
-    return Math.sqrt(sum);
+    return Math.sqrt(sum) * this.unit;
   }
 
   /** A member: its text part is `scale` x the matrix's row `textRow`; its entity part the given buckets' values. */
@@ -190,7 +192,7 @@ export class SharedFeatureRows implements FeatureMatrix {
     this.textScale = grown(this.textScale, this.rows, (n) => new Float32Array(n));
     this.entityStart = grown(this.entityStart, this.rows + 1, (n) => new Int32Array(n));
     this.textRow[row] = textRow;
-    this.textScale[row] = scale;
+    this.textScale[row] = scale * this.unit;
     const start = this.entityStart[row]!;
     this.entityBucket = grown(this.entityBucket, start + buckets.length, (n) => new Uint16Array(n));
     this.entityValue = grown(this.entityValue, start + buckets.length, (n) => new Float32Array(n));

@@ -35,9 +35,13 @@ export interface ReclusterPage {
   titles: string[];
 }
 
-/** The vector mirror's float32 matrix (unit rows on a SharedArrayBuffer), read in place by a plan whose pages give rows. */
+/**
+ * The vector mirror's matrix (unit rows on a SharedArrayBuffer, each value `unit` x the 16-bit integer held),
+ * read in place by a plan whose pages give rows.
+ */
 export interface SharedVectors {
-  data: Float32Array;
+  data: Int16Array;
+  unit: number;
   dimensions: number;
 }
 
@@ -108,7 +112,7 @@ export function createPlanner(options: PlanOptions, shared?: SharedVectors): Pla
         vectorDimensions = page.dimensions;
         dimensions = vectorDimensions + space.entityDimensions;
         sum = new VectorSum(dimensions);
-        rows = page.rows && shared ? new SharedFeatureRows(shared.data, vectorDimensions, space.entityDimensions) : new FeatureRows(dimensions);
+        rows = page.rows && shared ? new SharedFeatureRows(shared.data, shared.unit, vectorDimensions, space.entityDimensions) : new FeatureRows(dimensions);
       }
       if (rows && rows instanceof SharedFeatureRows !== Boolean(page.rows)) throw new Error("a plan's pages give either every member's row in the shared vectors or every member's vector");
       for (let i = 0; i < page.itemIds.length; i++) {

@@ -134,7 +134,7 @@ async function planMembers(
   inPlace: boolean,
 ): Promise<{ plan: ReclusterPlan; itemIds: string[] } | null> {
   const start = inPlace ? (vectors.sharedRows?.(workspaceId, []) ?? null) : null;
-  const shared = start ? { data: start.data, dimensions: start.dimensions } : undefined;
+  const shared = start ? { data: start.data, unit: start.unit, dimensions: start.dimensions } : undefined;
   const moved = (): boolean => start !== null && vectors.sharedRowsChanged!(workspaceId, start.stamp);
   const sink = planSink(planOptions, options.thread, shared);
   const itemIds: string[] = [];

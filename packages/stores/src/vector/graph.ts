@@ -75,7 +75,7 @@ export class ChunkGraph {
 
   /**
    * Keys of (about) the `keep` chunks nearest to `query` by inner product among the graph's `count` nearest,
-   * nearest first; with `rescore`, the best `rescore.want` of them scored on the float32 matrix (`fine`).
+   * nearest first; with `rescore`, the best `rescore.want` of them scored on the 16-bit rows (`fine`).
    */
   search(query: Float32Array, count: number, keep: number, rescore?: GraphRescore): Promise<{ keys: Float64Array; fine?: ScanFound }> {
     return graphSearch(this.id, query, count, keep, rescore);

@@ -1,7 +1,7 @@
 import { exactSearch, MetricKind, type Matches } from 'usearch';
 import { Interner } from '../interner.js';
 import { ChunkGraph, GRAPH_BUILD_SLICE, GRAPH_MIN_ROWS, GRAPH_OVERFETCH } from './graph.js';
-import { candidateRescorer } from './rescore.js';
+import { decodeRow, encodeRow, ROW_UNIT, rowScorer } from './rows.js';
 import { runningEpoch, scanShared } from './scanThread.js';
 import type { SharedRows, SharedRowsStamp, VectorFilter, VectorHit, VectorRecord } from './types.js';
 
@@ -43,24 +43,24 @@ function toUnit(vector: ArrayLike<number>): Float32Array | null {
 
 /**
  * Address space reserved for a matrix to grow into in place (pages are committed only as rows are
- * written): 1 GB of float32 rows (500k chunks of 512 dimensions), 256 MB of int8 ones. Growing a 100k x
+ * written): 512 MiB of 16-bit rows (500k chunks of 512 dimensions), 256 MiB of int8 ones. Growing a 100k x
  * 512 matrix by copying it into a new array held the event loop for 1-3 s (mostly page faults on the new
  * array), long enough for `/healthz` to miss its second during an import. Past its reservation a matrix
  * is copied once into one reserving 4x its size. Reservations stay modest so that many workspaces fit in
  * a process's address space.
  */
-const FLOAT_RESERVE = 2 ** 30;
+const ROW_RESERVE = 2 ** 29;
 const INT8_RESERVE = 2 ** 28;
 
 /**
- * A float32 array of `length` values on a growable shared buffer, so the scan thread scores a search's
- * int8 candidates on the rows themselves, without a copy. The view has a fixed length, and growing the
+ * A 16-bit array of `length` values (`rows.ts`) on a growable shared buffer, so the scan thread scores a
+ * search's candidates on the rows themselves, without a copy. The view has a fixed length, and growing the
  * buffer makes a new one (`resize`): V8 reads and writes a length-tracking view of a growable shared buffer
  * ~20x slower than a plain array (a filtered search at 100k items scored its ~50k rows in JavaScript in
  * ~520 ms); a fixed-length one as fast.
  */
-function growableFloats(length: number, reserve = FLOAT_RESERVE): Float32Array {
-  return new Float32Array(new SharedArrayBuffer(length * 4, { maxByteLength: Math.max(reserve, length * 4) }), 0, length);
+function growableRows(length: number, reserve = ROW_RESERVE): Int16Array {
+  return new Int16Array(new SharedArrayBuffer(length * 2, { maxByteLength: Math.max(reserve, length * 2) }), 0, length);
 }
 
 /** An int8 array the scan thread can read without a copy, on a growable shared buffer (a fixed-length view, as `growableFloats`). */
@@ -68,15 +68,16 @@ function sharedInt8(length: number, reserve = INT8_RESERVE): Int8Array {
   return new Int8Array(new SharedArrayBuffer(length, { maxByteLength: Math.max(reserve, length) }), 0, length);
 }
 
-/** Below this many chunks a workspace is scored in JavaScript; above it, by usearch's native SIMD scan. */
-const NATIVE_MIN_ROWS = 4_096;
 /**
- * From this many chunks an unfiltered search first scans an int8 copy of the matrix (a quarter of the
- * memory traffic: 5.4 ms against 19.6 ms for 100k x 512 here) for QUANTIZED_OVERFETCH times the chunks it
- * wants, then scores those candidates exactly with the float32 kernel: the same hits and similarities as
- * the float32 scan whenever the true best chunks are among the candidates (all of them, in our trials).
+ * Below this many chunks a workspace is scored in JavaScript. From it, an unfiltered search first scans an
+ * int8 copy of the matrix with usearch's native SIMD kernel, on the scan thread (a quarter of float32's
+ * memory traffic: 5.4 ms against 19.6 ms for 100k x 512 here), for QUANTIZED_OVERFETCH times the chunks it
+ * wants, then scores those candidates exactly on the 16-bit rows: the same hits and similarities as an exact
+ * scan whenever the true best chunks are among the candidates (all of them, in our trials). The 16-bit rows
+ * are scanned whole (converted a block at a time: `rows.ts`) only while the int8 copy is being built, or when
+ * the candidates would be most of the rows.
  */
-const QUANTIZED_MIN_ROWS = 16_384;
+const NATIVE_MIN_ROWS = 4_096;
 const QUANTIZED_OVERFETCH = 4;
 const QUANTIZED_MIN_CANDIDATES = 1_024;
 
@@ -89,16 +90,16 @@ const WARM_SLICE = 1 << 20;
  */
 const GROWTH = 1.5;
 
-/** An int8 copy of a float32 matrix: values x scale, rounded; `wide` once a value did not fit (then clamped). */
+/** An int8 copy of a matrix's 16-bit rows: their integers x scale, rounded; `wide` once a value did not fit (then clamped). */
 interface Int8Copy {
   q8: Int8Array;
   scale: number;
   wide: boolean;
 }
 
-/** One workspace's unit vectors, one contiguous row-major matrix (rows swap-removed), and their entries. */
+/** One workspace's unit vectors, one contiguous row-major matrix of 16-bit rows (swap-removed: `rows.ts`), and their entries. */
 class WorkspaceMatrix {
-  data: Float32Array;
+  data: Int16Array;
   readonly entries: Entry[] = [];
   /** The int8 copy of `data` (row for row) once the matrix is large enough; `wide`: rebuilt before it is used again. */
   private copy: Int8Copy | null = null;
@@ -127,7 +128,7 @@ class WorkspaceMatrix {
     readonly dims: number,
     private readonly graphMinRows = GRAPH_MIN_ROWS,
   ) {
-    this.data = growableFloats(dims * 256);
+    this.data = growableRows(dims * 256);
   }
 
   /**
@@ -177,7 +178,7 @@ class WorkspaceMatrix {
         for (const entry of pending.slice(start, start + GRAPH_BUILD_SLICE)) {
           // Removed since the build began (its row now holds another chunk, or none).
           if (this.entries[entry.row] !== entry) continue;
-          vectors.set(this.data.subarray(entry.row * this.dims, (entry.row + 1) * this.dims), keys.length * this.dims);
+          decodeRow(this.data, entry.row * this.dims, this.dims, vectors, keys.length * this.dims);
           keys.push(entry.key);
           rows.push(entry.row);
           this.byKey.set(entry.key, entry);
@@ -186,8 +187,8 @@ class WorkspaceMatrix {
       }
       if (this.graph === graph) {
         graph.finish();
-        // Unfiltered searches now go through the graph: the int8 copy (a quarter of the float32 rows: 62
-        // MB at 100k items) is dropped, and built again in the background should the graph go stale or be lost.
+        // Unfiltered searches now go through the graph: the int8 copy (half the 16-bit rows: 52 MB at
+        // 100k items) is dropped, and built again in the background should the graph go stale or be lost.
         if (graph.ready) this.copy = null;
       }
     })().finally(() => {
@@ -196,7 +197,7 @@ class WorkspaceMatrix {
   }
 
   /**
-   * About the `want` rows nearest to `query` by the graph, scored exactly (float32) and best first; null
+   * About the `want` rows nearest to `query` by the graph, scored exactly (on the 16-bit rows) and best first; null
    * while no graph is ready (or it failed: the caller scans exactly).
    */
   async graphNearest(query: Float32Array, want: number): Promise<{ rows: ArrayLike<number>; distances: ArrayLike<number> } | null> {
@@ -212,14 +213,14 @@ class WorkspaceMatrix {
     if (found.fine && this.holds(found.fine)) return found.fine;
     this.graphScoredHere++;
     // Else scored here, on the rows as they are now (a chunk removed meanwhile is not found by its key), by
-    // the native kernel on a copy of the rows (a JavaScript loop over them cost ~4 ms, through the length-tracking
-    // view the matrix then had).
+    // the native kernel on a float32 copy of the rows (a JavaScript loop over them cost ~4 ms, through the
+    // length-tracking view the matrix then had).
     const rows: number[] = [];
     for (const key of found.keys) {
       const entry = this.byKey.get(key);
       if (entry) rows.push(entry.row);
     }
-    return rows.length === 0 ? { rows: [], distances: [] } : rescore(this.data, this.dims, rows, query, want);
+    return rows.length === 0 ? { rows: [], distances: [] } : scorer.rescore(this.data, this.dims, rows, query, want);
   }
 
   /** Whether each chunk a scan thread scored (`keys`) is still in the graph at the row it was scored at. */
@@ -234,7 +235,7 @@ class WorkspaceMatrix {
   }
 
   /**
-   * The int8 matrix, or null while it is (re)built in the background (the caller then scans the float32
+   * The int8 matrix, or null while it is (re)built in the background (the caller then scans the 16-bit
    * rows, exactly). Built at once, it held the event loop ~1.9 s at 100k x 512 on a 2-core VM: on the first
    * search after a restart, and during imports whenever a row arrived that did not fit the scale.
    */
@@ -249,7 +250,7 @@ class WorkspaceMatrix {
 
   /** Builds the int8 matrix ahead of the first search that needs it (after a load), yielding as it goes. */
   async warm(): Promise<void> {
-    if (this.rows < QUANTIZED_MIN_ROWS) return;
+    if (this.rows < NATIVE_MIN_ROWS) return;
     while (!this.graph?.ready && !this.quantized()) await this.rebuild;
   }
 
@@ -320,7 +321,7 @@ class WorkspaceMatrix {
   push(entry: Entry, unit: Float32Array): void {
     const row = this.entries.length;
     if ((row + 1) * this.dims > this.data.length) this.resize(Math.ceil((row + 1) * GROWTH) * this.dims);
-    this.data.set(unit, row * this.dims);
+    encodeRow(unit, this.data, row * this.dims);
     entry.row = row;
     this.entries.push(entry);
     this.quantizeRow(row);
@@ -338,11 +339,11 @@ class WorkspaceMatrix {
   private resize(length: number): void {
     const used = this.rows * this.dims;
     const buffer = this.data.buffer as SharedArrayBuffer;
-    if (buffer.growable && length * 4 <= buffer.maxByteLength) {
-      buffer.grow(length * 4);
-      this.data = new Float32Array(buffer, 0, length);
+    if (buffer.growable && length * 2 <= buffer.maxByteLength) {
+      buffer.grow(length * 2);
+      this.data = new Int16Array(buffer, 0, length);
     } else {
-      const next = growableFloats(length, Math.min(2 ** 53, 4 * length * 4));
+      const next = growableRows(length, Math.min(2 ** 53, 4 * length * 2));
       next.set(this.data.subarray(0, used));
       this.data = next;
       this.generation++;
@@ -365,22 +366,22 @@ class WorkspaceMatrix {
     }
   }
 
-  /** Bytes of the float32 rows and of their int8 copy, as grown (pages no row reached are not resident). */
-  get bytes(): { float32: number; int8: number } {
-    return { float32: this.data.byteLength, int8: this.copy?.q8.byteLength ?? 0 };
+  /** Bytes of the 16-bit rows and of their int8 copy, as grown (pages no row reached are not resident). */
+  get bytes(): { rows: number; int8: number } {
+    return { rows: this.data.byteLength, int8: this.copy?.q8.byteLength ?? 0 };
   }
 
   dot(row: number, query: Float32Array): number {
-    return dotProduct(this.data, row * this.dims, query);
+    return dotProduct(this.data, row * this.dims, query) * ROW_UNIT;
   }
 }
 
 /**
  * An exact, in-memory mirror of one pgvector table for the embedded database (PGlite), where pgvector
- * runs as WebAssembly: scoring every chunk here is faster than the SQL scan there, and exact. Each
- * workspace's vectors sit in one contiguous matrix: an unfiltered search scans it with usearch's native
- * SIMD kernel (about 3.5x the JavaScript loop), a filtered one scores the rows that pass the filter in
- * JavaScript. Only a store that is the table's sole writer may use it: PGlite has one owner process,
+ * runs as WebAssembly: scoring every chunk here is faster than the SQL scan there, and exact to within the
+ * 16-bit rows' rounding (`rows.ts`: a similarity moves by about 1e-5). Each workspace's vectors sit in one
+ * contiguous matrix: an unfiltered search scans it with usearch's native SIMD kernel (about 3.5x the
+ * JavaScript loop), a filtered one scores the rows that pass the filter in JavaScript. Only a store that is the table's sole writer may use it: PGlite has one owner process,
  * and the store applies each write here after the SQL write succeeds. Search gives what the SQL search
  * gives (cosine similarity of each item's best chunk, filtered the same way), without the SQL path's
  * over-fetch cap.
@@ -486,14 +487,14 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
       for (const matrix of touched) matrix.ensureGraph();
     },
     /** What the workspaces' matrices hold, summed (`WorkspaceMatrix.bytes`). */
-    memory(): { float32Bytes: number; int8Bytes: number } {
-      let float32Bytes = 0;
+    memory(): { rowBytes: number; int8Bytes: number } {
+      let rowBytes = 0;
       let int8Bytes = 0;
       for (const matrix of workspaces.values()) {
-        float32Bytes += matrix.bytes.float32;
+        rowBytes += matrix.bytes.rows;
         int8Bytes += matrix.bytes.int8;
       }
-      return { float32Bytes, int8Bytes };
+      return { rowBytes, int8Bytes };
     },
     /** Whether unfiltered searches of the workspace go through its graph (a large matrix's, once built). */
     graphReady(workspaceId: string): boolean {
@@ -514,12 +515,12 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
       if (!matrix) return out;
       for (const id of ids) {
         const entry = position.get(id);
-        if (entry?.workspaceId === workspaceId) out.set(id, matrix.data.slice(entry.row * matrix.dims, (entry.row + 1) * matrix.dims));
+        if (entry?.workspaceId === workspaceId) out.set(id, decodeRow(matrix.data, entry.row * matrix.dims, matrix.dims));
       }
       return out;
     },
     /**
-     * The workspace's float32 matrix itself (unit rows on a shared buffer, readable from any thread without a
+     * The workspace's matrix itself (16-bit unit rows on a shared buffer, readable from any thread without a
      * copy) and each item's chunk-0 row in it (-1: none), with a stamp that `sharedRowsChanged` compares: a
      * reader that saw the stamp unchanged after reading knows every row it read held that item's vector.
      */
@@ -531,7 +532,7 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
         const entry = position.get(id);
         if (entry?.workspaceId === workspaceId) rows[i] = entry.row;
       });
-      return { data: matrix.data, dimensions: matrix.dims, rows, stamp: { matrix, generation: matrix.generation } };
+      return { data: matrix.data, unit: ROW_UNIT, dimensions: matrix.dims, rows, stamp: { matrix, generation: matrix.generation } };
     },
     /** Whether a row read under `stamp` (`sharedRows`) may have changed since, or the matrix been replaced. */
     sharedRowsChanged(workspaceId: string, stamp: SharedRowsStamp): boolean {
@@ -623,7 +624,7 @@ async function nativeSearch(matrix: WorkspaceMatrix, query: Float32Array, k: num
     // Read after the int8 scan's await: rows may have come and gone meanwhile.
     const found =
       (await matrix.graphNearest(query, want)) ??
-      (matrix.rows >= QUANTIZED_MIN_ROWS ? await quantizedScan(matrix, query, want) : scan(matrix.data.subarray(0, matrix.rows * matrix.dims), query, matrix.dims, want));
+      (await quantizedScan(matrix, query, want));
     const rows = matrix.rows;
     const best = new Map<string, number>();
     for (let i = 0; i < found.rows.length; i++) {
@@ -679,39 +680,39 @@ function scan(data: Float32Array, query: Float32Array, dims: number, want: numbe
 /**
  * The `want` best rows: the int8 matrix's best `want * QUANTIZED_OVERFETCH` rows (at least
  * QUANTIZED_MIN_CANDIDATES), found on the scan thread and scored again there with the float32 kernel on
- * the float32 rows (shared too). Should a row have moved meanwhile (a removal), the candidates are scored
+ * the 16-bit rows (shared too). Should a row have moved meanwhile (a removal), the candidates are scored
  * again here on the rows as they are when the scan returns (a candidate past the last row is dropped).
  */
 async function quantizedScan(matrix: WorkspaceMatrix, query: Float32Array, want: number): Promise<{ rows: ArrayLike<number>; distances: ArrayLike<number> }> {
   const dims = matrix.dims;
   const q8 = matrix.quantized();
-  // No int8 copy yet, or one being rebuilt for a row that did not fit its scale: scan the float32 rows.
-  if (!q8) return scan(matrix.data.subarray(0, matrix.rows * dims), query, dims, Math.min(want, matrix.rows));
+  // No int8 copy yet, or one being rebuilt for a row that did not fit its scale: scan the 16-bit rows.
+  if (!q8) return scorer.scan(matrix.data, dims, matrix.rows, query, want);
   const q = new Int8Array(dims);
   const qScale = 127 / Math.max(1e-12, ...Array.from(query, Math.abs));
   for (let i = 0; i < dims; i++) q[i] = Math.round(query[i]! * qScale);
   const scanned = matrix.rows;
   const count = Math.min(scanned, Math.max(want * QUANTIZED_OVERFETCH, QUANTIZED_MIN_CANDIDATES));
-  if (count >= scanned) return scan(matrix.data.subarray(0, scanned * dims), query, dims, want);
+  if (count >= scanned) return scorer.scan(matrix.data, dims, scanned, query, want);
   const generation = matrix.generation;
-  // Should the scan thread fail, this event loop scans the float32 rows, exactly: a native scan of the
+  // Should the scan thread fail, this event loop scans the 16-bit rows, exactly: a native scan of the
   // shared int8 matrix here would fail the same way where the addon cannot read a SharedArrayBuffer.
   const coarse = await scanShared(q8.buffer as SharedArrayBuffer, scanned, dims, q, count, { data: matrix.data.buffer as SharedArrayBuffer, query, want }).catch(() => null);
-  if (!coarse) return scan(matrix.data.subarray(0, matrix.rows * dims), query, dims, Math.min(want, matrix.rows));
+  if (!coarse) return scorer.scan(matrix.data, dims, matrix.rows, query, want);
   // Rows only added since the scan began: every candidate is where it was, and was scored on its own row.
   if (coarse.fine && matrix.generation === generation) return coarse.fine;
   const rows = matrix.rows;
   const candidates = Array.from(coarse.rows).filter((row) => row < rows);
-  return candidates.length === 0 ? { rows: [], distances: [] } : rescore(matrix.data, dims, candidates, query, want);
+  return candidates.length === 0 ? { rows: [], distances: [] } : scorer.rescore(matrix.data, dims, candidates, query, want);
 }
 
-/** The event loop's rescorer, for a scan across which rows moved. */
-const rescore = candidateRescorer({ exactSearch, MetricKind });
+/** The event loop's scorer of 16-bit rows: for a scan across which rows moved, and the exact scans. */
+const scorer = rowScorer({ exactSearch, MetricKind });
 
 export type MemoryIndex = ReturnType<typeof createMemoryIndex>;
 
 /** Dot product of the row of `a` at `offset` with `b`, four lanes at a time. */
-function dotProduct(a: Float32Array, offset: number, b: Float32Array): number {
+function dotProduct(a: Int16Array, offset: number, b: Float32Array): number {
   let s0 = 0;
   let s1 = 0;
   let s2 = 0;

@@ -4,7 +4,7 @@
  * of 512 dims) the int8 scan was a quarter of the event loop's time under 16 searching clients, and the
  * centroid scan a further 6% (on a 2-core EPYC VM), with the second core mostly idle; here they run beside
  * the search's other paths. A matrix is a SharedArrayBuffer, so a scan copies only the query. The int8
- * scan's candidates are scored again exactly here, on the float32 rows (shared too), so the event loop does
+ * scan's candidates are scored again exactly here, on the mirror's 16-bit rows (shared too), so the event loop does
  * no vector arithmetic for a search. Rows the event loop writes meanwhile are appended past the rows
  * scanned; a removal moves a row, and then the caller scores the candidates again on its own thread.
  *
@@ -27,8 +27,8 @@ export interface ScanRequest {
   query: Int8Array | Float32Array;
   count: number;
   /**
-   * With an int8 scan: its candidates scored again exactly on the float32 matrix (`data`, row for row the
-   * same rows), the best `want` kept, before the reply: the event loop then does no vector arithmetic.
+   * With an int8 scan: its candidates scored again exactly on the 16-bit rows (`data`, row for row the
+   * same rows: `rows.ts`), the best `want` kept, before the reply: the event loop then does no vector arithmetic.
    */
   rescore?: Rescore;
 }
@@ -48,7 +48,7 @@ export type GraphRequest =
   | { op: 'graph-search'; id: number; graph: number; query: Float32Array; count: number; keep: number; rescore?: GraphRescore };
 
 /**
- * With a graph search: its chunks scored again exactly on the float32 matrix (`data`), at the rows the
+ * With a graph search: its chunks scored again exactly on the 16-bit rows (`data`: `rows.ts`), at the rows the
  * thread last heard of for their keys (`graph-add`, `graph-move`), the best `want` kept.
  */
 export interface GraphRescore {
@@ -57,7 +57,7 @@ export interface GraphRescore {
 }
 
 /**
- * `rows`: the scan's best rows; `fine`: with `rescore`, the best `want` of them by the float32 matrix. A
+ * `rows`: the scan's best rows; `fine`: with `rescore`, the best `want` of them by the 16-bit rows. A
  * graph search's rows are keys, and its `fine` names each row's key (`keys`), for the caller to check.
  */
 export type ScanReply = { id: number; rows: Uint32Array | Float64Array; distances: Float32Array; fine?: ScanFound } | { id: number; error: string };
@@ -74,7 +74,7 @@ const thread = replyingThread<ScanRequest | GraphRequest, ScanReplyFound>(new UR
 /**
  * The `count` best rows of a shared matrix's first `rows` rows by inner product with `query` (the matrix
  * holds the query's element type: int8 or float32), best first; `distances` are 1 - product. With
- * `rescore` (an int8 scan), also those rows' best `rescore.want` by the float32 matrix (`fine`).
+ * `rescore` (an int8 scan), also those rows' best `rescore.want` by the 16-bit rows (`fine`).
  */
 export async function scanShared(
   data: SharedArrayBuffer,
@@ -123,7 +123,7 @@ export function graphDrop(graph: number): Promise<void> {
 
 /**
  * The keys of (about) the `keep` chunks nearest to `query` among the graph's `count` nearest by its int8
- * distances, nearest first; with `rescore`, also the best `rescore.want` of them by the float32 matrix,
+ * distances, nearest first; with `rescore`, also the best `rescore.want` of them by the 16-bit rows,
  * at the rows the thread knows for them (`fine`, with each row's key).
  */
 export async function graphSearch(graph: number, query: Float32Array, count: number, keep: number, rescore?: GraphRescore): Promise<{ keys: Float64Array; fine?: ScanFound }> {

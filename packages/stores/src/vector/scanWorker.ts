@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import type * as Usearch from 'usearch';
-import { candidateRescorer } from './rescore.js';
+import { rowScorer } from './rows.js';
 import { GRAPH_CONNECTIVITY, GRAPH_EXPANSION_ADD, GRAPH_EXPANSION_SEARCH } from './graphParams.js';
 import type { GraphRequest, GraphRescore, ScanFound, ScanReply, ScanRequest } from './scanThread.js';
 
@@ -14,7 +14,7 @@ const { exactSearch, Index, MetricKind, ScalarKind } = createRequire(import.meta
 
 const port = parentPort!;
 
-const rescore = candidateRescorer({ exactSearch, MetricKind });
+const scorer = rowScorer({ exactSearch, MetricKind });
 
 /** A graph, and the row of the matrix each of its chunks is at (by key), as the event loop last said. */
 interface HeldGraph {
@@ -81,7 +81,7 @@ function onGraph(m: GraphRequest): ScanReply | null {
 }
 
 /**
- * A graph search's chunks scored exactly on the float32 matrix at the rows last heard for their keys, the
+ * A graph search's chunks scored exactly on the matrix's 16-bit rows at the rows last heard for their keys, the
  * best `want` kept, each with its key: the event loop keeps the answer if every chunk is still at that row.
  */
 function rescoreKeys(graph: HeldGraph, keys: Float64Array, query: Float32Array, { data, want }: GraphRescore): ScanFound | undefined {
@@ -94,7 +94,7 @@ function rescoreKeys(graph: HeldGraph, keys: Float64Array, query: Float32Array, 
     keyOfRow.set(row, key);
   }
   if (rows.length === 0) return undefined;
-  const fine = rescore(new Float32Array(data), graph.dims, rows, query, want);
+  const fine = scorer.rescore(new Int16Array(data), graph.dims, rows, query, want);
   return { ...fine, keys: Float64Array.from(fine.rows, (row) => keyOfRow.get(row)!) };
 }
 
@@ -109,7 +109,7 @@ port.on('message', (m: ScanRequest | GraphRequest) => {
     const rows = m.query instanceof Float32Array ? new Float32Array(m.data, 0, m.rows * m.dims) : new Int8Array(m.data, 0, m.rows * m.dims);
     const found = exactSearch(rows, m.query, m.dims, m.count, MetricKind.IP, 1) as Usearch.Matches;
     const best = Uint32Array.from(found.keys, Number);
-    const fine = m.rescore && best.length > 0 ? rescore(new Float32Array(m.rescore.data), m.dims, best, m.rescore.query, m.rescore.want) : undefined;
+    const fine = m.rescore && best.length > 0 ? scorer.rescore(new Int16Array(m.rescore.data), m.dims, best, m.rescore.query, m.rescore.want) : undefined;
     reply = { id: m.id, rows: best, distances: Float32Array.from(found.distances), ...(fine ? { fine } : {}) };
   } catch (err) {
     const id = 'op' in m ? ('id' in m ? m.id : undefined) : m.id;

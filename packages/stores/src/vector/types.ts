@@ -59,7 +59,7 @@ export interface VectorStore {
    */
   getVectors(workspaceId: string, itemIds: string[]): Promise<Map<string, Float32Array>>;
   /**
-   * Where an in-memory mirror holds these items' chunk-0 vectors: its shared float32 matrix and their rows,
+   * Where an in-memory mirror holds these items' chunk-0 vectors: its shared matrix of 16-bit rows and their rows,
    * to be read in place (a re-cluster at 100k items held a copy of every vector); null without a mirror.
    * Omitted by stores with no mirror.
    */
@@ -76,10 +76,11 @@ export interface VectorStore {
 /** Where `sharedRows` was read: opaque, for `sharedRowsChanged`. */
 export type SharedRowsStamp = object;
 
-/** Items' chunk-0 rows in a workspace's shared float32 matrix (`sharedRows`). */
+/** Items' chunk-0 rows in a workspace's shared matrix (`sharedRows`). */
 export interface SharedRows {
-  /** The matrix: unit rows of `dimensions` values on a SharedArrayBuffer. */
-  data: Float32Array;
+  /** The matrix: unit rows of `dimensions` values on a SharedArrayBuffer, each value `unit` x the integer held. */
+  data: Int16Array;
+  unit: number;
   dimensions: number;
   /** Item i's chunk-0 row, -1 where the mirror holds none. */
   rows: Int32Array;
