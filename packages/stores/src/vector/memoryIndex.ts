@@ -63,7 +63,7 @@ function growableRows(length: number, reserve = ROW_RESERVE): Int16Array {
   return new Int16Array(new SharedArrayBuffer(length * 2, { maxByteLength: Math.max(reserve, length * 2) }), 0, length);
 }
 
-/** An int8 array the scan thread can read without a copy, on a growable shared buffer (a fixed-length view, as `growableFloats`). */
+/** An int8 array the scan thread can read without a copy, on a growable shared buffer (a fixed-length view, as `growableRows`). */
 function sharedInt8(length: number, reserve = INT8_RESERVE): Int8Array {
   return new Int8Array(new SharedArrayBuffer(length, { maxByteLength: Math.max(reserve, length) }), 0, length);
 }
@@ -381,10 +381,10 @@ class WorkspaceMatrix {
  * runs as WebAssembly: scoring every chunk here is faster than the SQL scan there, and exact to within the
  * 16-bit rows' rounding (`rows.ts`: a similarity moves by about 1e-5). Each workspace's vectors sit in one
  * contiguous matrix: an unfiltered search scans it with usearch's native SIMD kernel (about 3.5x the
- * JavaScript loop), a filtered one scores the rows that pass the filter in JavaScript. Only a store that is the table's sole writer may use it: PGlite has one owner process,
- * and the store applies each write here after the SQL write succeeds. Search gives what the SQL search
- * gives (cosine similarity of each item's best chunk, filtered the same way), without the SQL path's
- * over-fetch cap.
+ * JavaScript loop), a filtered one scores the rows that pass the filter in JavaScript. Only a store that is
+ * the table's sole writer may use it: PGlite has one owner process, and the store applies each write here
+ * after the SQL write succeeds. Search gives what the SQL search gives (cosine similarity of each item's
+ * best chunk, filtered the same way), without the SQL path's over-fetch cap.
  */
 export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
   const workspaces = new Map<string, WorkspaceMatrix>();

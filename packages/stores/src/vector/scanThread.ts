@@ -4,8 +4,8 @@
  * of 512 dims) the int8 scan was a quarter of the event loop's time under 16 searching clients, and the
  * centroid scan a further 6% (on a 2-core EPYC VM), with the second core mostly idle; here they run beside
  * the search's other paths. A matrix is a SharedArrayBuffer, so a scan copies only the query. The int8
- * scan's candidates are scored again exactly here, on the mirror's 16-bit rows (shared too), so the event loop does
- * no vector arithmetic for a search. Rows the event loop writes meanwhile are appended past the rows
+ * scan's candidates are scored again exactly here, on the mirror's 16-bit rows (shared too), so the event
+ * loop does no vector arithmetic for a search. Rows the event loop writes meanwhile are appended past the rows
  * scanned; a removal moves a row, and then the caller scores the candidates again on its own thread.
  *
  * The thread also holds the approximate graphs of large matrices (`graph.ts`): usearch's HNSW index is a
@@ -28,7 +28,8 @@ export interface ScanRequest {
   count: number;
   /**
    * With an int8 scan: its candidates scored again exactly on the 16-bit rows (`data`, row for row the
-   * same rows: `rows.ts`), the best `want` kept, before the reply: the event loop then does no vector arithmetic.
+   * same rows: `rows.ts`), the best `want` kept, before the reply: the event loop then does no vector
+   * arithmetic.
    */
   rescore?: Rescore;
 }
@@ -48,8 +49,8 @@ export type GraphRequest =
   | { op: 'graph-search'; id: number; graph: number; query: Float32Array; count: number; keep: number; rescore?: GraphRescore };
 
 /**
- * With a graph search: its chunks scored again exactly on the 16-bit rows (`data`: `rows.ts`), at the rows the
- * thread last heard of for their keys (`graph-add`, `graph-move`), the best `want` kept.
+ * With a graph search: its chunks scored again exactly on the 16-bit rows (`data`: `rows.ts`), at the rows
+ * the thread last heard of for their keys (`graph-add`, `graph-move`), the best `want` kept.
  */
 export interface GraphRescore {
   data: SharedArrayBuffer;
