@@ -622,9 +622,7 @@ const NATIVE_FILTERED_MIN_SHARE = 0.2;
 async function nativeSearch(matrix: WorkspaceMatrix, query: Float32Array, k: number, admits?: (e: Entry) => boolean, share = 1): Promise<VectorHit[]> {
   for (let want = Math.min(matrix.rows, Math.ceil((k * 1.5) / share)); ; want = Math.min(matrix.rows, want * 4)) {
     // Read after the int8 scan's await: rows may have come and gone meanwhile.
-    const found =
-      (await matrix.graphNearest(query, want)) ??
-      (await quantizedScan(matrix, query, want));
+    const found = (await matrix.graphNearest(query, want)) ?? (await quantizedScan(matrix, query, want));
     const rows = matrix.rows;
     const best = new Map<string, number>();
     for (let i = 0; i < found.rows.length; i++) {
