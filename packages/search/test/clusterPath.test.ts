@@ -43,25 +43,32 @@ describe('the centroid matrix', () => {
     const n = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
     return Float64Array.from(v, (x) => x / n);
   };
+  /** A centroid as the cache holds one read from the database: its 32-bit values as stored, and the scale that makes them a unit vector. */
+  const stored = (v: readonly number[]) => {
+    const vector = Float32Array.from(v);
+    return { vector, scale: 1 / (Math.sqrt(vector.reduce((a, x) => a + x * x, 0)) || 1) };
+  };
+  /** The unit centroid the cache compares with: each value scaled in 64 bits. */
+  const unitOf = (c: { vector: ArrayLike<number>; scale: number }) => Float64Array.from(c.vector, (x) => x * c.scale);
 
   it('ranks clusters as comparing the query with each centroid would, ties in row order', async () => {
     const rand = seeded(7);
     // Rows of 8 dimensions, a few shorter (a model change leaves old centroids behind), and duplicates for ties.
-    const centroids = Array.from({ length: 300 }, (_, i) => ({ id: `c${i}`, unit: unit(Array.from({ length: i % 37 === 0 ? 5 : 8 }, rand)), memberCount: 1 }));
+    const centroids = Array.from({ length: 300 }, (_, i) => ({ id: `c${i}`, ...stored(Array.from({ length: i % 37 === 0 ? 5 : 8 }, () => 3 * rand())), memberCount: 1 }));
     centroids.push({ ...centroids[10]!, id: 'dup10' }, { ...centroids[20]!, id: 'dup20' });
     const matrix = new UnitCentroids(centroids);
     for (let q = 0; q < 40; q++) {
       const query = unit(Array.from({ length: 8 }, rand));
       for (const [k, floor] of [[3, 0.35], [5, -1], [1, 0], [0, 0]] as const) {
         const expected = centroids
-          .map((c) => ({ id: c.id, sim: c.unit.reduce((a, x, i) => a + x * query[i]!, 0) }))
+          .map((c) => ({ id: c.id, sim: unitOf(c).reduce((a, x, i) => a + x * query[i]!, 0) }))
           .filter((c) => c.sim >= floor)
           .sort((a, b) => b.sim - a.sim)
           .slice(0, k);
         expect(await matrix.nearest(query, k, floor)).toEqual(expected);
       }
     }
-    expect((await matrix.nearest(centroids[10]!.unit, 2, -1)).map((c) => c.id)).toEqual(['c10', 'dup10']);
+    expect((await matrix.nearest(unitOf(centroids[10]!), 2, -1)).map((c) => c.id)).toEqual(['c10', 'dup10']);
   });
 
   // From NATIVE_MIN_ROWS rows a float32 scan goes first: its answer must still be the exact scan's,
@@ -69,26 +76,26 @@ describe('the centroid matrix', () => {
   it('gives the exact answer with the float32 scan first, on rows float32 cannot tell apart', async () => {
     const rand = seeded(11);
     const dims = 24;
-    const centroids = Array.from({ length: NATIVE_MIN_ROWS + 700 }, (_, i) => ({ id: `c${i}`, unit: unit(Array.from({ length: i % 97 === 0 ? 20 : dims }, rand)), memberCount: 1 }));
+    const centroids = Array.from({ length: NATIVE_MIN_ROWS + 700 }, (_, i) => ({ id: `c${i}`, scale: 1, vector: unit(Array.from({ length: i % 97 === 0 ? 20 : dims }, rand)), memberCount: 1 }));
     for (let i = 0; i < 60; i++) {
       const base = centroids[i * 7]!;
       centroids.push({ ...base, id: `dup${i}` }); // an exact tie, later in row order
-      centroids.push({ id: `near${i}`, unit: unit(Array.from(base.unit, (x, d) => x + (d === 0 ? 1e-9 : 0))), memberCount: 1 });
+      centroids.push({ id: `near${i}`, scale: 1, vector: unit(Array.from(base.vector, (x, d) => x + (d === 0 ? 1e-9 : 0))), memberCount: 1 });
     }
     const matrix = new UnitCentroids(centroids);
     const reference = (query: Float64Array, k: number, floor: number) =>
       centroids
-        .map((c) => ({ id: c.id, sim: c.unit.reduce((a, x, i) => a + x * query[i]!, 0) }))
+        .map((c) => ({ id: c.id, sim: unitOf(c).reduce((a, x, i) => a + x * query[i]!, 0) }))
         .filter((c) => c.sim >= floor)
         .sort((a, b) => b.sim - a.sim)
         .slice(0, k);
-    const queries = [...Array.from({ length: 30 }, () => unit(Array.from({ length: dims }, rand))), ...[7, 14, 21, 28].map((r) => centroids[r]!.unit)];
+    const queries = [...Array.from({ length: 30 }, () => unit(Array.from({ length: dims }, rand))), ...[7, 14, 21, 28].map((r) => centroids[r]!.vector)];
     for (const query of queries) {
       for (const [k, floor] of [[3, 0.2], [5, -1], [10, 0], [1, 0.99], [40, -1]] as const) {
         expect(await matrix.nearest(query, k, floor)).toEqual(reference(query, k, floor));
       }
     }
-    const tied = (await matrix.nearest(centroids[7]!.unit, 3, -1)).map((c) => c.id);
+    const tied = (await matrix.nearest(centroids[7]!.vector, 3, -1)).map((c) => c.id);
     expect(tied).toContain('dup1');
     expect(tied.indexOf('c7')).toBeLessThan(tied.indexOf('dup1'));
   });
@@ -99,10 +106,10 @@ describe('the centroid matrix', () => {
     const rand = seeded(5);
     const dims = 16;
     const make = (prefix: string, sign: number, n: number) =>
-      Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, unit: unit(Array.from({ length: dims }, () => sign * Math.abs(rand()))), memberCount: 1 }));
-    const reference = (centroids: { id: string; unit: Float64Array }[], query: Float64Array, k: number) =>
+      Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, scale: 1, vector: unit(Array.from({ length: dims }, () => sign * Math.abs(rand()))), memberCount: 1 }));
+    const reference = (centroids: { id: string; vector: Float64Array; scale: number }[], query: Float64Array, k: number) =>
       centroids
-        .map((c) => ({ id: c.id, sim: c.unit.reduce((a, x, i) => a + x * query[i]!, 0) }))
+        .map((c) => ({ id: c.id, sim: unitOf(c).reduce((a, x, i) => a + x * query[i]!, 0) }))
         .sort((a, b) => b.sim - a.sim)
         .slice(0, k);
     const query = unit(Array.from({ length: dims }, () => Math.abs(rand())));

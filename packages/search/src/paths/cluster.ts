@@ -5,15 +5,26 @@ import { timed, type PathResult } from './types.js';
 
 export interface Centroid {
   id: string;
-  /** The centroid scaled to length 1 (a cosine is then one dot product). */
-  unit: Float64Array;
+  /**
+   * The centroid as stored (32-bit floats) and what scales it to length 1: value i of the unit centroid is
+   * `vector[i] * scale`, computed in 64 bits where it is read, so a cosine is one dot product. Kept as
+   * read instead of as a unit vector of 64-bit floats: half the memory (4,000 centroids of 768 values at
+   * 100k items were 24 MB of units beside a 12 MB float32 matrix), the same similarities to the last bit.
+   */
+  vector: Float32Array | Float64Array;
+  scale: number;
   memberCount: number;
 }
 
-const toUnit = (v: ArrayLike<number>): Float64Array => {
+/** What scales `v` to length 1 (1 for a zero vector, which stays zero). */
+const unitScale = (v: ArrayLike<number>): number => {
   let n = 0;
   for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
-  const scale = 1 / (Math.sqrt(n) || 1);
+  return 1 / (Math.sqrt(n) || 1);
+};
+
+const toUnit = (v: ArrayLike<number>): Float64Array => {
+  const scale = unitScale(v);
   const unit = new Float64Array(v.length);
   for (let i = 0; i < v.length; i++) unit[i] = v[i]! * scale;
   return unit;
@@ -40,7 +51,7 @@ const CENTROID_PAGE = 256;
  */
 export class UnitCentroids {
   readonly ids: string[];
-  private readonly units: Float64Array[];
+  private readonly centroids: readonly Centroid[];
   /** The float32 matrix (from NATIVE_MIN_ROWS rows), on shared memory that may be longer than its rows. */
   private rows32: Float32Array | null = null;
   private readonly stride: number;
@@ -49,15 +60,16 @@ export class UnitCentroids {
 
   constructor(centroids: readonly Centroid[], spare?: UnitCentroids) {
     this.ids = centroids.map((c) => c.id);
-    this.units = centroids.map((c) => c.unit);
+    this.centroids = centroids;
     // A reduce, not a spread: a workspace of a million items has more clusters than a call takes arguments.
-    const stride = (this.stride = centroids.reduce((m, c) => Math.max(m, c.unit.length), 0));
+    const stride = (this.stride = centroids.reduce((m, c) => Math.max(m, c.vector.length), 0));
     if (centroids.length < NATIVE_MIN_ROWS || stride === 0) return;
     const length = centroids.length * stride;
     const rows = spare?.handOver(length) ?? sharedFloats(Math.ceil(length * SPARE_ROOM));
-    centroids.forEach((c, r) => {
-      rows.set(c.unit, r * stride);
-      if (c.unit.length < stride) rows.fill(0, r * stride + c.unit.length, (r + 1) * stride);
+    centroids.forEach(({ vector, scale }, r) => {
+      const at = r * stride;
+      for (let i = 0; i < vector.length; i++) rows[at + i] = vector[i]! * scale;
+      if (vector.length < stride) rows.fill(0, at + vector.length, at + stride);
     });
     this.rows32 = rows.subarray(0, length);
   }
@@ -112,10 +124,10 @@ export class UnitCentroids {
     const total = candidates ? candidates.length : this.ids.length;
     for (let c = 0; c < total; c++) {
       const r = candidates ? candidates[c]! : c;
-      const unit = this.units[r]!;
-      const n = Math.min(query.length, unit.length);
+      const { vector, scale } = this.centroids[r]!;
+      const n = Math.min(query.length, vector.length);
       let sim = 0;
-      for (let i = 0; i < n; i++) sim += query[i]! * unit[i]!;
+      for (let i = 0; i < n; i++) sim += query[i]! * (vector[i]! * scale);
       if (!(sim >= floor) || (top.length === k && sim <= top[k - 1]!.sim)) continue;
       let i = top.length === k ? k - 1 : top.length;
       while (i > 0 && top[i - 1]!.sim < sim) i--;
@@ -178,7 +190,7 @@ export function createCentroidCache(db: Db, shared: SharedSnapshots, maxStaleMs 
     for (const v of versions) {
       const read = fresh.get(v.id);
       const kept = previous.get(v.id);
-      if (read) next.set(v.id, { version: read.version, centroid: { id: v.id, unit: toUnit(read.vector), memberCount: v.memberCount } });
+      if (read) next.set(v.id, { version: read.version, centroid: { id: v.id, vector: read.vector, scale: unitScale(read.vector), memberCount: v.memberCount } });
       else if (kept?.version === v.version) next.set(v.id, { version: v.version, centroid: { ...kept.centroid, memberCount: v.memberCount } });
     }
     known.set(workspaceId, next);
