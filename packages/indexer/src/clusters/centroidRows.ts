@@ -78,6 +78,12 @@ export class CentroidRows {
     if (this.base) this.towardBase[row] = this.rowDot(row, this.base);
   }
 
+  /** A copy of the cluster's row (null when it has none). */
+  read(id: string): Float32Array | null {
+    const row = this.rowOf.get(id);
+    return row === undefined ? null : this.data.slice(row * this.dimensions, (row + 1) * this.dimensions);
+  }
+
   delete(id: string): void {
     const row = this.rowOf.get(id);
     if (row === undefined) return;
