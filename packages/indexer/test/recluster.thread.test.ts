@@ -23,7 +23,10 @@ const PATHS = ['src/language-js/print', 'src/language-css', 'src/language-markdo
 const UNIT = 1 / 32_767;
 const onGrid = (x: number): number => Math.round(x / UNIT) * UNIT;
 
-function page(from: number, count: number): ReclusterPage {
+/** A page as the re-cluster reads it, with the members' item ids it keeps beside the plan (which names members by position). */
+type Page = ReclusterPage & { itemIds: string[] };
+
+function page(from: number, count: number): Page {
   let seed = 11 + from;
   const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
   const itemIds: string[] = [];
@@ -50,10 +53,10 @@ function page(from: number, count: number): ReclusterPage {
 }
 
 const options: PlanOptions = { partition: DEFAULT_PARTITION, space: { ...DEFAULT_FEATURE_SPACE, entityDimensions: 32 }, itemCount: 500, centralTitlesMinMembers: 3 };
-const pages = (): ReclusterPage[] => [page(0, 150), page(150, 150), page(300, 60)];
+const pages = (): Page[] => [page(0, 150), page(150, 150), page(300, 60)];
 
 /** The pages' vectors as one shared matrix (filled from its end: a member's row is not its position) and pages that give rows instead. */
-function inPlace(input: ReclusterPage[]): { shared: SharedVectors; pages: ReclusterPage[] } {
+function inPlace(input: Page[]): { shared: SharedVectors; pages: Page[] } {
   const total = input.reduce((n, p) => n + p.itemIds.length, 0);
   const data = new Int16Array(new SharedArrayBuffer(total * DIMENSIONS * 2));
   let next = total - 1;
@@ -83,7 +86,7 @@ function membersOf(plan: ReclusterPlan, ids: string[]): { clusters: string[][]; 
 describe('the re-cluster plan', () => {
   it('does not depend on the order members arrive in (ids are random, so two workspaces order the same items differently)', () => {
     const [first, second, third] = pages();
-    const reversed = (p: ReclusterPage): ReclusterPage => {
+    const reversed = (p: Page): Page => {
       const order = p.itemIds.map((_, i) => p.itemIds.length - 1 - i);
       const vectors = new Float32Array(p.vectors.length);
       order.forEach((from, to) => vectors.set(p.vectors.subarray(from * p.dimensions, (from + 1) * p.dimensions), to * p.dimensions));
@@ -94,7 +97,7 @@ describe('the re-cluster plan', () => {
     const backward = planRecluster([third!, second!, first!].map(reversed), options);
     const byItem = (plan: typeof forward, ids: string[]) =>
       new Map(Array.from(plan.memberItems, (item, m) => [ids[item]!, plan.memberSimilarities[m]!] as const));
-    const ids = (ps: ReclusterPage[]) => ps.flatMap((p) => p.itemIds);
+    const ids = (ps: Page[]) => ps.flatMap((p) => p.itemIds);
     expect(byItem(backward, ids([third!, second!, first!].map(reversed)))).toEqual(byItem(forward, ids([first!, second!, third!])));
 
     const spread = Array.from({ length: 200 }, (_, i) => Float32Array.from({ length: 8 }, (_, d) => Math.sin(i * 7.3 + d) * 10 ** ((i % 7) - 3)));

@@ -8,7 +8,9 @@ import type { FeatureMatrix } from './featureRows.js';
  * plan's `FeatureMatrix`.
  */
 export interface Member {
-  itemId: string;
+  /** Its position among the plan's members (pages concatenated). */
+  index: number;
+  /** Its feature's row in the plan's `FeatureMatrix`. */
   row: number;
 }
 

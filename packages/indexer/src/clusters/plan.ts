@@ -9,9 +9,11 @@ import { centredCosine, centredMean, norm, toTopicalEntity, topicFeature, topicP
 import { clusterLabels, itemTerms, type ClusterLabels, type LabelMember } from './labels.js';
 import { meanOfRows, mergeClose, splitIncoherent, type Group, type Member, type PartitionOptions } from './partition.js';
 
-/** One page of cluster members, in item id order. */
+/**
+ * One page of cluster members, in item id order. Members are known by position (pages concatenated): the
+ * caller keeps their item ids, and the plan names members by index.
+ */
 export interface ReclusterPage {
-  itemIds: string[];
   /** Each member's current cluster. */
   clusterIds: string[];
   /** Length of each vector; 0 when no member of the page has one. */
@@ -67,7 +69,7 @@ export interface ReclusterPlan {
   /** Row c is cluster c's raw (uncentred) centroid: what assignment compares against. */
   centroids: Float32Array;
   dimensions: number;
-  /** Member m: index of the item in the input (pages concatenated), its cluster, and its centred similarity to it. */
+  /** Member m: its index in the input (pages concatenated), its cluster, and its centred similarity to it. */
   memberItems: Int32Array;
   memberClusters: Int32Array;
   memberSimilarities: Float32Array;
@@ -75,10 +77,6 @@ export interface ReclusterPlan {
   redirects: { from: string; to: number }[];
   merged: number;
   split: number;
-}
-
-interface IndexedMember extends Member {
-  index: number;
 }
 
 export interface Planner {
@@ -103,8 +101,11 @@ export function createPlanner(options: PlanOptions, shared?: SharedVectors): Pla
   const terms: (readonly string[] | null)[] = [];
   const interned = new Map<string, string>();
   const intern = (term: string): string => interned.get(term) ?? (interned.set(term, term), term);
-  const itemIds: string[] = [];
+  // Each member's current cluster as an index into `clusterIds`: a page's ids arrive as strings of their own
+  // (100k members, a few thousand clusters).
+  const clusterOf: number[] = [];
   const clusterIds: string[] = [];
+  const clusterIndex = new Map<string, number>();
   let scratch: Float32Array | null = null;
   return {
     addPage(page) {
@@ -115,9 +116,15 @@ export function createPlanner(options: PlanOptions, shared?: SharedVectors): Pla
         rows = page.rows && shared ? new SharedFeatureRows(shared.data, shared.unit, vectorDimensions, space.entityDimensions) : new FeatureRows(dimensions);
       }
       if (rows && rows instanceof SharedFeatureRows !== Boolean(page.rows)) throw new Error("a plan's pages give either every member's row in the shared vectors or every member's vector");
-      for (let i = 0; i < page.itemIds.length; i++) {
-        itemIds.push(page.itemIds[i]!);
-        clusterIds.push(page.clusterIds[i]!);
+      for (let i = 0; i < page.clusterIds.length; i++) {
+        const clusterId = page.clusterIds[i]!;
+        let cluster = clusterIndex.get(clusterId);
+        if (cluster === undefined) {
+          cluster = clusterIds.length;
+          clusterIds.push(clusterId);
+          clusterIndex.set(clusterId, cluster);
+        }
+        clusterOf.push(cluster);
         if (!rows || page.hasVector[i] !== 1 || page.dimensions !== vectorDimensions) {
           rowOf.push(-1);
           titles.push('');
@@ -144,7 +151,7 @@ export function createPlanner(options: PlanOptions, shared?: SharedVectors): Pla
     finish() {
       if (dimensions === 0) dimensions = space.entityDimensions;
       if (sum.dimensions !== dimensions) sum = new VectorSum(dimensions);
-      return finishPlan({ options, sum: sum.totals(), rows: rows ?? new FeatureRows(dimensions), rowOf, titles, terms, itemIds, clusterIds });
+      return finishPlan({ options, sum: sum.totals(), rows: rows ?? new FeatureRows(dimensions), rowOf, titles, terms, clusterOf, clusterIds });
     },
   };
 }
@@ -163,29 +170,32 @@ interface Features {
   rowOf: readonly number[];
   titles: string[];
   terms: (readonly string[] | null)[];
-  itemIds: string[];
-  clusterIds: string[];
+  /** Member i's current cluster, an index into `clusterIds`. */
+  clusterOf: readonly number[];
+  clusterIds: readonly string[];
 }
 
-function finishPlan({ options, sum, rows, rowOf, titles, terms, itemIds, clusterIds }: Features): ReclusterPlan {
+function finishPlan({ options, sum, rows, rowOf, titles, terms, clusterOf, clusterIds }: Features): ReclusterPlan {
   const { dimensions } = rows;
   const mean = centredMean(sum, rows.count);
-  const byCluster = new Map<string, Group>();
+  // Clusters in the order their first member came, as keyed by id before.
+  const byCluster: (Group | undefined)[] = [];
+  const order: Group[] = [];
   // Each member's row is centred where it is, and the length it was divided by kept: the raw feature is
   // `length * centred + mean` (`rawMean`), so no member needs its raw and its centred feature at once.
-  const lengths = new Float64Array(itemIds.length);
+  const lengths = new Float64Array(clusterOf.length);
   const feature = new Float32Array(dimensions);
   const lengthOfRow = rows.centre(mean);
-  for (let index = 0; index < itemIds.length; index++) {
+  for (let index = 0; index < clusterOf.length; index++) {
     const row = rowOf[index]!;
     if (row < 0) continue;
-    const clusterId = clusterIds[index]!;
-    const group = byCluster.get(clusterId) ?? { id: clusterId, members: [], absorbed: [] };
+    const cluster = clusterOf[index]!;
+    let group = byCluster[cluster];
+    if (!group) order.push((group = byCluster[cluster] = { id: clusterIds[cluster]!, members: [], absorbed: [] }));
     lengths[index] = lengthOfRow[row]!;
-    group.members.push({ itemId: itemIds[index]!, row, index } as IndexedMember);
-    byCluster.set(clusterId, group);
+    group.members.push({ row, index });
   }
-  const afterMerge = mergeClose(rows, [...byCluster.values()], options.partition.mergeThreshold, options.partition.splitCoherence);
+  const afterMerge = mergeClose(rows, order, options.partition.mergeThreshold, options.partition.splitCoherence);
   const afterSplit = splitIncoherent(rows, afterMerge.groups, options.partition);
 
   const groups = afterSplit.groups;
@@ -199,14 +209,11 @@ function finishPlan({ options, sum, rows, rowOf, titles, terms, itemIds, cluster
     keys.push(key);
     const centred = meanOfRows(rows, group.members);
     const length = norm(centred);
-    centroids.set(rawMean(rows, group.members as IndexedMember[], lengths, mean), c * dimensions);
+    centroids.set(rawMean(rows, group.members, lengths, mean), c * dimensions);
     const towardCentre = rows.dotWith(centred);
     labelInput.set(
       key,
-      group.members.map((m) => {
-        const index = (m as IndexedMember).index;
-        return { title: titles[index]!, terms: terms[index]!, centrality: length === 0 ? 0 : towardCentre(m.row) / length };
-      }),
+      group.members.map(({ index, row }) => ({ title: titles[index]!, terms: terms[index]!, centrality: length === 0 ? 0 : towardCentre(row) / length })),
     );
     memberTotal += group.members.length;
   });
@@ -220,7 +227,7 @@ function finishPlan({ options, sum, rows, rowOf, titles, terms, itemIds, cluster
     const centroid = centroids.subarray(c * dimensions, (c + 1) * dimensions);
     const length = norm(centroid);
     for (const member of group.members) {
-      memberItems[m] = (member as IndexedMember).index;
+      memberItems[m] = member.index;
       memberClusters[m] = c;
       memberSimilarities[m] = centredCosine(rows.read(member.row, feature), centroid, length, mean);
       m++;
@@ -234,7 +241,7 @@ function finishPlan({ options, sum, rows, rowOf, titles, terms, itemIds, cluster
 }
 
 /** The mean of the members' raw features, each rebuilt from its centred feature and length: `length * centred + mean`. */
-function rawMean(rows: FeatureMatrix, members: readonly IndexedMember[], lengths: Float64Array, mean: CentredMean): Float32Array {
+function rawMean(rows: FeatureMatrix, members: readonly Member[], lengths: Float64Array, mean: CentredMean): Float32Array {
   const { dimensions } = rows;
   const sum = new VectorSum(dimensions);
   const centred = new Float32Array(dimensions);

@@ -171,7 +171,6 @@ async function readPage(db: Db, vectors: VectorStore, read: ReclusterOptions['re
     const texts = await loadItemTexts(db, embedded);
     const hasVector = Uint8Array.from(rows, (row) => (row >= 0 ? 1 : 0));
     return {
-      itemIds,
       clusterIds,
       dimensions,
       vectors: new Float32Array(0),
@@ -200,7 +199,7 @@ async function readPage(db: Db, vectors: VectorStore, read: ReclusterOptions['re
     pageMentions.push(mentions.get(id) ?? []);
     titles.push(texts.get(id)?.title ?? '');
   });
-  return { itemIds, clusterIds, dimensions, vectors: packed, hasVector, mentions: pageMentions, titles };
+  return { clusterIds, dimensions, vectors: packed, hasVector, mentions: pageMentions, titles };
 }
 
 /**
