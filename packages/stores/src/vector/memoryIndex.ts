@@ -439,6 +439,8 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
     if (matrix.dims !== unit.length) return undefined;
     const full: Entry = {
       ...entry,
+      // An item's first chunk has the item's id: one string for both (each row read brings two).
+      itemId: entry.itemId === entry.id ? entry.id : entry.itemId,
       workspaceId: interned.string(entry.workspaceId),
       source: interned.string(entry.source),
       type: interned.string(entry.type),
@@ -450,9 +452,9 @@ export function createMemoryIndex(options: { graphMinRows?: number } = {}) {
     position.set(entry.id, full);
     let items = chunksOf.get(entry.workspaceId);
     if (!items) chunksOf.set(entry.workspaceId, (items = new Map()));
-    const chunks = items.get(entry.itemId);
+    const chunks = items.get(full.itemId);
     // `remove` above took this id out of the item's chunks if it was there.
-    items.set(entry.itemId, chunks === undefined ? entry.id : typeof chunks === 'string' ? [chunks, entry.id] : [...chunks, entry.id]);
+    items.set(full.itemId, chunks === undefined ? full.id : typeof chunks === 'string' ? [chunks, full.id] : [...chunks, full.id]);
     return matrix;
   };
 

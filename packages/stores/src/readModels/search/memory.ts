@@ -71,13 +71,17 @@ class WorkspaceIndex {
   readonly actorNames: (readonly string[])[] = [];
   /** Each document's terms (indexes into `lists`), end to end. */
   readonly termsOf = new DocSpans();
-  /** Each document's mentioned entities (indexes into `entities`), and their confidences at the same positions. */
-  readonly entitiesOf = new DocSpans(true);
+  /**
+   * Each document's mentioned entities (indexes into `entities`). A mention's confidence is the entity's
+   * (`mentionConfidence`): a second copy here, by document, was 16 MB at 100k items.
+   */
+  readonly entitiesOf = new DocSpans();
   readonly lists: GrowingPostingList[] = [];
   readonly termIndex = new Map<string, number>();
   readonly entities: EntityEntry[] = [];
   readonly entityIndex = new Map<string, number>();
-  readonly entitiesByKey = new Map<string, number[]>();
+  /** Entities by key: the entity itself where one has the key (most), else every one that has it (a key in several categories). */
+  private readonly entitiesByKey = new Map<string, number | number[]>();
   /** Each document's (person, role) rows, as `actor * ROLE_SLOTS + role` (indexes into `actors` and `roles`). */
   readonly rolesOf = new DocSpans();
   readonly actors: ActorEntry[] = [];
@@ -171,7 +175,8 @@ class WorkspaceIndex {
         // reserves room for 17.
         this.entities.push({ id, key: m.key, category: this.interned.string(m.category), docs: [doc], confidence: [m.confidence], live: 1, dead: 0 });
         this.entityIndex.set(id, e);
-        this.entitiesByKey.set(m.key, [...(this.entitiesByKey.get(m.key) ?? []), e]);
+        const sameKey = this.entitiesByKey.get(m.key);
+        this.entitiesByKey.set(m.key, sameKey === undefined ? e : typeof sameKey === 'number' ? [sameKey, e] : [...sameKey, e]);
       } else {
         const entry = this.entities[e]!;
         entry.docs.push(doc);
@@ -180,7 +185,6 @@ class WorkspaceIndex {
         this.grownEntities.add(entry);
       }
       this.entitiesOf.values[at + i] = e;
-      this.entitiesOf.weights![at + i] = m.confidence;
     });
     const played = this.rolesOf.append(doc, roles.length);
     roles.forEach((r, i) => {
@@ -198,6 +202,27 @@ class WorkspaceIndex {
       entry.rows.push(packed);
       this.rolesOf.values[played + i] = a * ROLE_SLOTS + role;
     });
+  }
+
+  /** The confidence of entity `e`'s mention in `doc`, a live document that mentions it. */
+  mentionConfidence(e: number, doc: number): number {
+    const { docs, confidence } = this.entities[e]!;
+    // An entity's documents are in document order (appended as documents are, and kept in order when compacted).
+    let low = 0;
+    let high = docs.length - 1;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (docs[mid]! < doc) low = mid + 1;
+      else high = mid;
+    }
+    if (docs[low] !== doc) throw new Error(`entity ${this.entities[e]!.id} has no mention in document ${doc}`);
+    return confidence[low]!;
+  }
+
+  /** The entities with this key (indexes into `entities`). */
+  entitiesWithKey(key: string): readonly number[] {
+    const found = this.entitiesByKey.get(key);
+    return found === undefined ? [] : typeof found === 'number' ? [found] : found;
   }
 
   private roleOf(name: string): number {
@@ -262,9 +287,17 @@ class WorkspaceIndex {
   }
 
   linkChange(prId: string, commitId: string): void {
-    this.prsOf.add(commitId, prId);
-    this.commitsOf.add(prId, commitId);
-    this.syncPr(commitId);
+    // The index's own strings for ids it holds: an edge's row brings copies of both (~100k at 100k items).
+    const pr = this.heldId(prId);
+    const commit = this.heldId(commitId);
+    this.prsOf.add(commit, pr);
+    this.commitsOf.add(pr, commit);
+    this.syncPr(commit);
+  }
+
+  private heldId(itemId: string): string {
+    const doc = this.ordOf.get(itemId);
+    return doc === undefined ? itemId : this.ids[doc]!;
   }
 
   private lowestPr(commitId: string): string | undefined {
@@ -308,22 +341,20 @@ class WorkspaceIndex {
 }
 
 /**
- * Per-document runs of integers (and optionally a weight beside each), end to end in one pair of arrays
- * on resizable buffers, instead of two or three typed arrays a document (300k small allocations at 100k
- * items, ~60 MB of object headers). Documents are append-only ordinals; a retired document's run stays
+ * Per-document runs of integers, end to end in one array on a resizable buffer (with one of where each run
+ * starts), instead of typed arrays of each document's own (300k small allocations at 100k items, ~60 MB of
+ * object headers). Documents are append-only ordinals; a retired document's run stays
  * (its document is never read again) and is not counted.
  */
 export class DocSpans {
   private starts: Int32Array;
   private used = 0;
   values: Int32Array;
-  weights: Float64Array | null;
 
   /** `reserve`: bytes of address space each array reserves at first (a full one moves to 8x as much). */
-  constructor(weighted = false, private readonly reserve = SPAN_RESERVE) {
+  constructor(private readonly reserve = SPAN_RESERVE) {
     this.starts = growable(Int32Array, 1024, reserve);
     this.values = growable(Int32Array, 4096, reserve);
-    this.weights = weighted ? growable(Float64Array, 4096, reserve) : null;
   }
 
   /** Room for `count` values of document `doc` (the next ordinal); returns where they start in `values`. */
@@ -331,7 +362,6 @@ export class DocSpans {
     const at = this.used;
     this.used += count;
     this.values = ensure(this.values, this.used);
-    if (this.weights) this.weights = ensure(this.weights, this.used);
     // starts[d] is where document d's run begins, starts[d + 1] where it ends.
     this.starts = ensure(this.starts, doc + 2);
     this.starts[doc] = at;
@@ -354,7 +384,7 @@ export class DocSpans {
  */
 const SPAN_RESERVE = 2 ** 26;
 
-type GrowableArray = Int32Array | Float64Array;
+type GrowableArray = Int32Array;
 type GrowableKind<T extends GrowableArray> = { new (buffer: ArrayBuffer): T; BYTES_PER_ELEMENT: number };
 
 /** A length-tracking typed array of `length` elements on a resizable buffer reserving `reserve` bytes. */
@@ -693,7 +723,7 @@ export function createMemoryReadModel(
       if (!ws) return { entities: [], admits: () => false, itemId: () => '' };
       const entities: EntityMatch[] = [];
       for (const key of new Set(keys)) {
-        for (const e of ws.entitiesByKey.get(key) ?? []) {
+        for (const e of ws.entitiesWithKey(key)) {
           const entry = ws.entities[e]!;
           // The entry's arrays as they are: a later write replaces them (`compactEntity`, `trimGrown`) or appends past `count`.
           if (entry.live > 0) entities.push({ id: entry.id, key: entry.key, category: entry.category, itemCount: entry.live, count: entry.docs.length, docs: entry.docs, confidence: entry.confidence });
@@ -729,7 +759,10 @@ export function createMemoryReadModel(
         if (doc === undefined) continue;
         const spans = ws.entitiesOf;
         const ranked: { entry: EntityEntry; confidence: number }[] = [];
-        for (let i = spans.start(doc), end = spans.end(doc); i < end; i++) ranked.push({ entry: ws.entities[spans.values[i]!]!, confidence: spans.weights![i]! });
+        for (let i = spans.start(doc), end = spans.end(doc); i < end; i++) {
+          const e = spans.values[i]!;
+          ranked.push({ entry: ws.entities[e]!, confidence: ws.mentionConfidence(e, doc) });
+        }
         // As the SQL read orders them: most confident first, then the rarer entity (fewer items), then by key.
         ranked.sort((a, b) => b.confidence - a.confidence || a.entry.live - b.entry.live || (a.entry.key < b.entry.key ? -1 : a.entry.key > b.entry.key ? 1 : 0));
         if (ranked.length > 0) out.set(id, ranked.slice(0, perItem).map(({ entry }) => ({ key: entry.key, category: entry.category })));
@@ -773,8 +806,9 @@ export function createMemoryReadModel(
         const spans = ws.entitiesOf;
         const rows: MentionRow[] = [];
         for (let i = spans.start(doc), end = spans.end(doc); i < end; i++) {
-          const entry = ws.entities[spans.values[i]!]!;
-          if (wanted.has(entry.category)) rows.push({ category: entry.category, key: entry.key, confidence: spans.weights![i]!, df: entry.live });
+          const e = spans.values[i]!;
+          const entry = ws.entities[e]!;
+          if (wanted.has(entry.category)) rows.push({ category: entry.category, key: entry.key, confidence: ws.mentionConfidence(e, doc), df: entry.live });
         }
         if (rows.length === 0) continue;
         // (category, key) in binary order: the embedded database's collation is C.
