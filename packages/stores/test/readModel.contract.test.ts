@@ -100,7 +100,7 @@ async function snapshot(read: SearchReadModel, filter: ItemFilter, terms: string
       itemCount: e.itemCount,
       mentions: [...Array(e.count).keys()]
         .filter((m) => matches.admits(e.docs[m]!))
-        .map((m) => ({ itemId: matches.itemId(e.docs[m]!), confidence: e.confidence[m]! }))
+        .map((m) => ({ itemId: matches.itemId(e.docs[m]!), confidence: typeof e.confidence === 'number' ? e.confidence : e.confidence[m]! }))
         .sort((a, b) => (a.itemId < b.itemId ? -1 : 1)),
     }))
     .sort((a, b) => (a.key + a.category < b.key + b.category ? -1 : 1));

@@ -41,11 +41,13 @@ export function entityPath(read: SearchReadModel, filter: ItemFilter, entities: 
     try {
       for (const entity of weighted) {
         const w = weight.get(entity.id)!;
+        const { confidence } = entity;
+        const uniform = typeof confidence === 'number' ? w * Math.min(1, confidence) : 0;
         for (let m = 0; m < entity.count; m++) {
           const doc = entity.docs[m]!;
           if (!matches.admits(doc)) continue;
           if (matched[doc] === 0) touched[touchedCount++] = doc;
-          raw[doc] = raw[doc]! + w * Math.min(1, entity.confidence[m]!);
+          raw[doc] = raw[doc]! + (typeof confidence === 'number' ? uniform : w * Math.min(1, confidence[m]!));
           matched[doc] = matched[doc]! + 1;
         }
       }

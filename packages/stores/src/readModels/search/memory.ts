@@ -29,7 +29,11 @@ interface EntityEntry {
   key: string;
   category: string;
   docs: number[];
-  confidence: number[];
+  /**
+   * Each mention's confidence, by position in `docs`; one number when every mention has the same (most
+   * entities: at 100k items 69k of 117k, with 73% of the mentions).
+   */
+  confidence: number | number[];
   live: number;
   dead: number;
 }
@@ -173,14 +177,16 @@ class WorkspaceIndex {
         e = this.entities.length;
         // Created holding its first mention: most entities have one item, and an empty array's first push
         // reserves room for 17.
-        this.entities.push({ id, key: m.key, category: this.interned.string(m.category), docs: [doc], confidence: [m.confidence], live: 1, dead: 0 });
+        this.entities.push({ id, key: m.key, category: this.interned.string(m.category), docs: [doc], confidence: m.confidence, live: 1, dead: 0 });
         this.entityIndex.set(id, e);
         const sameKey = this.entitiesByKey.get(m.key);
         this.entitiesByKey.set(m.key, sameKey === undefined ? e : typeof sameKey === 'number' ? [sameKey, e] : [...sameKey, e]);
       } else {
         const entry = this.entities[e]!;
         entry.docs.push(doc);
-        entry.confidence.push(m.confidence);
+        const held = entry.confidence;
+        if (typeof held !== 'number') held.push(m.confidence);
+        else if (held !== m.confidence) entry.confidence = [...Array<number>(entry.docs.length - 1).fill(held), m.confidence];
         entry.live++;
         this.grownEntities.add(entry);
       }
@@ -207,6 +213,7 @@ class WorkspaceIndex {
   /** The confidence of entity `e`'s mention in `doc`, a live document that mentions it. */
   mentionConfidence(e: number, doc: number): number {
     const { docs, confidence } = this.entities[e]!;
+    if (typeof confidence === 'number') return confidence;
     // An entity's documents are in document order (appended as documents are, and kept in order when compacted).
     let low = 0;
     let high = docs.length - 1;
@@ -319,23 +326,24 @@ class WorkspaceIndex {
   trimGrown(): void {
     for (const entry of this.grownEntities) {
       entry.docs = entry.docs.slice();
-      entry.confidence = entry.confidence.slice();
+      if (typeof entry.confidence !== 'number') entry.confidence = entry.confidence.slice();
     }
     this.grownEntities.clear();
   }
 
   compactEntity(entry: EntityEntry): void {
     if (!mostlyDead(entry.dead, entry.docs.length)) return;
+    const held = entry.confidence;
     const docs: number[] = [];
     const confidence: number[] = [];
     entry.docs.forEach((d, i) => {
       if (this.isLive(d)) {
         docs.push(d);
-        confidence.push(entry.confidence[i]!);
+        if (typeof held !== 'number') confidence.push(held[i]!);
       }
     });
     entry.docs = docs;
-    entry.confidence = confidence;
+    if (typeof held !== 'number') entry.confidence = confidence;
     entry.dead = 0;
   }
 }

@@ -70,7 +70,8 @@ export interface EntityMatch {
   itemCount: number;
   count: number;
   docs: ArrayLike<number>;
-  confidence: ArrayLike<number>;
+  /** Each mention's confidence, by position in `docs`; one number when they all have the same. */
+  confidence: ArrayLike<number> | number;
 }
 
 /**
