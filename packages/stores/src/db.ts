@@ -1,7 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { lockDataDir } from './pglite/dirLock.js';
-import { openPglite } from './pglite/open.js';
 import { startPgliteThread, type PgliteThread } from './pglite/thread.js';
 import { copyFromSql, readDeleteReach, writtenTables, type DeleteReach, type Queryable } from './queryable.js';
 
@@ -154,6 +153,8 @@ function writeCounter() {
 
 /** PGlite on this thread, with the same statements as the PGlite thread (`pglite/thread.ts`) offers. */
 async function openPgliteHere(dir: string, sharedBuffersMb?: number): Promise<PgliteThread> {
+  // PGlite's client is loaded where it runs: on its own thread (the default) this thread never needs it.
+  const { openPglite } = await import('./pglite/open.js');
   const lite = await openPglite(dir, { sharedBuffersMb });
   const query = async <R>(target: Pick<PGlite, 'query'>, sql: string, params: readonly unknown[]) => {
     const res = await target.query<R>(sql, params as unknown[]);
@@ -198,7 +199,9 @@ function pgliteDb(pglite: PgliteThread): Db {
 }
 
 async function openPostgres(connectionString: string, max: number): Promise<Db> {
-  const pool = new pg.Pool({ connectionString, max });
+  // The driver is loaded when a server database is opened: the embedded default never needs it.
+  const { Pool } = (await import('pg')).default;
+  const pool = new Pool({ connectionString, max });
   // An idle client that errors (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   await pool.query('SELECT 1');

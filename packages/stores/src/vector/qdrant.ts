@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { QdrantClient } from '@qdrant/js-client-rest';
 import type { CollectionSpec, CollectionState, VectorFilter, VectorHit, VectorRecord, VectorStore } from './types.js';
 
 const REGISTRY = 'engram_vector_registry';
@@ -37,6 +36,8 @@ function toFilter(filter: VectorFilter): { must: Condition[]; must_not?: Conditi
  */
 export async function createQdrantVectorStore(url: string, options: { apiKey?: string } = {}): Promise<VectorStore> {
   const parsed = new URL(url.replace(/^qdrant:/, 'http:'));
+  // Loaded here, not with the package: a deployment on pgvector (the embedded default) never needs it.
+  const { QdrantClient } = await import('@qdrant/js-client-rest');
   const client = new QdrantClient({ host: parsed.hostname, port: Number(parsed.port || 6333), apiKey: options.apiKey, checkCompatibility: false });
   let name: string | null = null;
   const requireName = (): string => {
