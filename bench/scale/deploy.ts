@@ -10,7 +10,7 @@ import { cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { obliterateQueues } from '@engram/queue';
+import { obliterateQueues } from '@engram/queue/bullmq';
 import { spawnNpm, startEmbedded, type NpmProcess } from '../eval/service.js';
 import { diskBytes } from './proc.js';
 

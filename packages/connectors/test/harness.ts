@@ -1,6 +1,7 @@
 /** Shared set-up of the sync tests: a real PGlite database, the in-process queue, the fake GitHub. */
 import { randomBytes } from 'node:crypto';
-import { createBullQueue, createMemoryQueue, obliterateQueues, type JobQueue } from '@engram/queue';
+import { createMemoryQueue, type JobQueue } from '@engram/queue';
+import { createBullQueue, obliterateQueues } from '@engram/queue/bullmq';
 import { createConnection, createSecretBox, listSyncCursors, markEvent, type Db, type SyncMode } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
 import { createGitHubConnector } from '../src/github/index.js';

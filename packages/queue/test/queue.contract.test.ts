@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBullQueue, createMemoryQueue, jobCatalog, JobStoppedError, obliterateQueues, PermanentJobError, type JobEvent, type JobQueue } from '../src/index.js';
+import { createBullQueue, obliterateQueues } from '../src/bullmq.js';
+import { createMemoryQueue, jobCatalog, JobStoppedError, PermanentJobError, type JobEvent, type JobQueue } from '../src/index.js';
 import { randomSuffix, redisUrl } from '@engram/stores/testing';
 
 interface Backend {

@@ -83,7 +83,7 @@ export async function createRuntime(config: Config, logger: Logger, overrides: {
   const queryEmbedder = withEmbeddingCache(baseEmbedder, cacheStore, { writeBehind: true });
   const collection = await vectors.ensureCollection({ model: embedder.model, dimensions: embedder.dimensions });
   if (collection.modelChanged) logger.warn({ previous: collection.previous, model: embedder.model }, 'embedding model changed: every item will be re-embedded');
-  const queue = openQueue(config.redisUrl, {
+  const queue = await openQueue(config.redisUrl, {
     prefix: config.queuePrefix,
     lockDurationMs: config.queueLockMs,
     observer: {

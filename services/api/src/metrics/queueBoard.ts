@@ -1,13 +1,11 @@
 /**
  * Bull Board at `/admin/queues` when the queue is BullMQ (REDIS_URL set): every Engram queue's jobs, with
  * retry and clean actions. Behind the admin token, given as `Authorization: Bearer <token>` or, so a
- * browser can open it, HTTP Basic with the token as the password (any user name). Its BullMQ handles are
- * opened on the first request; `app.locals.closeQueueBoard()` closes them (a process that exits needs not).
+ * browser can open it, HTTP Basic with the token as the password (any user name). Bull Board is loaded and
+ * its BullMQ handles opened on the first request (a process on the in-process queue never loads them);
+ * `app.locals.closeQueueBoard()` closes them (a process that exits needs not).
  */
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import express, { type Router } from 'express';
 import { jobNames } from '@engram/queue';
 import type { Runtime } from '@engram/runtime';
@@ -27,9 +25,14 @@ function adminTokenOf(header: string | undefined): string | null {
 export function queueBoardRoutes(runtime: Runtime): { router: Router; close(): Promise<void> } | null {
   const { redisUrl, queuePrefix } = runtime.config;
   if (runtime.queue.kind !== 'bullmq' || !redisUrl) return null;
-  let board: { router: Router; queues: Queue[] } | null = null;
-  const open = () => {
-    if (board) return board;
+  let board: Promise<{ router: Router; queues: Queue[] }> | null = null;
+  const load = async () => {
+    const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }, { Queue }] = await Promise.all([
+      import('@bull-board/api'),
+      import('@bull-board/api/bullMQAdapter'),
+      import('@bull-board/express'),
+      import('bullmq'),
+    ]);
     const u = new URL(redisUrl);
     const connection = {
       host: u.hostname,
@@ -44,8 +47,7 @@ export function queueBoardRoutes(runtime: Runtime): { router: Router; close(): P
     const serverAdapter = new ExpressAdapter();
     serverAdapter.setBasePath(QUEUE_BOARD_PATH);
     createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter, options: { uiConfig: { boardTitle: 'Engram queues' } } });
-    board = { router: serverAdapter.getRouter() as Router, queues };
-    return board;
+    return { router: serverAdapter.getRouter() as Router, queues };
   };
   const router = express.Router();
   router.use(QUEUE_BOARD_PATH, (req, res, next) => {
@@ -55,13 +57,19 @@ export function queueBoardRoutes(runtime: Runtime): { router: Router; close(): P
       res.status(401).json({ error: 'UNAUTHORIZED', code: 'UNAUTHORIZED', message: token ? 'invalid admin token' : 'admin token required', status: 401, defined: true, data: null });
       return;
     }
-    open().router(req, res, next);
+    // A load that failed is tried again by the next request.
+    board ??= load().catch((error: unknown) => {
+      board = null;
+      throw error;
+    });
+    board.then((opened) => opened.router(req, res, next), next);
   });
   return {
     router,
     async close() {
-      await Promise.all(board?.queues.map((q) => q.close()) ?? []);
+      const opened = await board?.catch(() => null);
       board = null;
+      await Promise.all(opened?.queues.map((q) => q.close()) ?? []);
     },
   };
 }
