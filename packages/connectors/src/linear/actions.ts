@@ -1,9 +1,9 @@
-import { LinearError } from '@linear/sdk';
 import { z } from 'zod';
 import type { ProxyAction, ProxyResult } from '../types.js';
 import {
   ISSUE_QUERY, ISSUES_QUERY, IssueResponse, IssuesResponse, PROJECTS_QUERY, ProjectsResponse, SEARCH_ISSUES_QUERY, SearchIssuesResponse,
 } from './documents.js';
+import { loadedLinearSdk } from './sdk.js';
 import { safeHeaders, type LinearResult, type LinearTransport } from './transport.js';
 
 const first = z.number().int().min(1).max(100).default(25).describe('Page size, 1-100');
@@ -16,7 +16,8 @@ async function proxied(call: () => Promise<LinearResult<unknown>>): Promise<Prox
     const { data, headers } = await call();
     return { status: 200, data, headers };
   } catch (error) {
-    if (!(error instanceof LinearError)) throw error;
+    const sdk = loadedLinearSdk();
+    if (!sdk || !(error instanceof sdk.LinearError)) throw error;
     const notFound = /entity not found/i.test(error.message);
     const status = notFound ? 404 : error.status && error.status >= 400 ? error.status : 502;
     return { status, data: { error: { type: error.type, message: error.message } }, headers: safeHeaders(error.raw?.response?.headers) };

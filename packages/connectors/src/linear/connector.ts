@@ -1,4 +1,4 @@
-import { LinearClient } from '@linear/sdk';
+import type { LinearClient } from '@linear/sdk';
 import { z } from 'zod';
 import type { SourceEvent } from '@engram/contracts';
 import type { Connector, ConnectorStream, FetchPageOptions, StreamCursor, SyncObserver, SyncPage } from '../types.js';
@@ -7,6 +7,7 @@ import {
   COMMENTS_QUERY, CommentsResponse, ISSUE_QUERY, ISSUES_QUERY, IssueResponse, IssuesResponse, PROJECTS_QUERY, ProjectsResponse,
 } from './documents.js';
 import { normalizeLinearComment, normalizeLinearIssue, normalizeLinearProject } from './normalize.js';
+import { linearSdk } from './sdk.js';
 import { createLinearTransport, type LinearRetryPolicy } from './transport.js';
 
 export interface LinearConnectorOptions {
@@ -31,8 +32,10 @@ const ISSUE_URL = /^https:\/\/linear\.app\/[\w-]+\/issue\/([A-Za-z][A-Za-z0-9]*-
 export const LINEAR_STREAMS = ['issues', 'comments', 'projects'] as const;
 
 export function createLinearConnector(options: LinearConnectorOptions): Connector {
-  const client = new LinearClient({ apiKey: options.apiKey, accessToken: options.accessToken, apiUrl: options.apiUrl });
-  const transport = createLinearTransport(client, options.observer, options.retry);
+  let client: Promise<LinearClient> | undefined;
+  const clientOnce = (): Promise<LinearClient> =>
+    (client ??= linearSdk().then(({ LinearClient }) => new LinearClient({ apiKey: options.apiKey, accessToken: options.accessToken, apiUrl: options.apiUrl })));
+  const transport = createLinearTransport(clientOnce, options.observer, options.retry);
   const pageSize = options.pageSize ?? 50;
   const teamKey = options.teamKey?.toUpperCase();
 

@@ -1,4 +1,5 @@
-import { LinearError, LinearErrorType, type LinearClient } from '@linear/sdk';
+import type { LinearClient } from '@linear/sdk';
+import { loadedLinearSdk } from './sdk.js';
 import type { z } from 'zod';
 import type { SyncObserver } from '../types.js';
 
@@ -63,7 +64,9 @@ const resetAtFrom = (headers: Headers | undefined): number | undefined => {
 };
 
 function classify(error: unknown): Failure {
-  if (error instanceof LinearError) {
+  const sdk = loadedLinearSdk();
+  if (sdk && error instanceof sdk.LinearError) {
+    const { LinearErrorType } = sdk;
     const response = error.raw?.response;
     const codes = (response?.errors ?? []).map((e) => (e.extensions as { code?: string } | undefined)?.code);
     if (error.status === 429 || error.type === LinearErrorType.Ratelimited || codes.includes('RATELIMITED')) {
@@ -83,8 +86,11 @@ function classify(error: unknown): Failure {
   return { kind: 'fatal' };
 }
 
-/** Sends GraphQL through the Linear SDK client, waiting out rate limits and retrying transient failures. */
-export function createLinearTransport(client: LinearClient, observer: SyncObserver = {}, policy: LinearRetryPolicy = {}): LinearTransport {
+/**
+ * Sends GraphQL through the Linear SDK client (`client`: made when the first request is sent), waiting out
+ * rate limits and retrying transient failures.
+ */
+export function createLinearTransport(client: () => Promise<LinearClient>, observer: SyncObserver = {}, policy: LinearRetryPolicy = {}): LinearTransport {
   const maxAttempts = policy.maxAttempts ?? 5;
   const baseDelayMs = policy.baseDelayMs ?? 500;
   const maxWaitMs = policy.maxWaitMs ?? 5 * 60_000;
@@ -95,7 +101,7 @@ export function createLinearTransport(client: LinearClient, observer: SyncObserv
       for (;;) {
         signal?.throwIfAborted();
         try {
-          const response = await client.client.rawRequest<unknown, Record<string, unknown>>(query, variables);
+          const response = await (await client()).client.rawRequest<unknown, Record<string, unknown>>(query, variables);
           return { data: schema.parse(response.data), headers: safeHeaders(response.headers) };
         } catch (error) {
           const failure = classify(error);
