@@ -2,7 +2,9 @@
  * `@linear/sdk`, loaded when a Linear connection first sends a request: its generated client is ~3 MB of
  * source and ~12 MB of a process's heap, which a deployment without Linear never needs.
  */
-type LinearSdk = typeof import('@linear/sdk');
+import type * as Sdk from '@linear/sdk';
+
+type LinearSdk = typeof Sdk;
 
 let loaded: LinearSdk | undefined;
 
