@@ -112,7 +112,9 @@ export function putCluster(cache: WorkspaceCentroids, id: string, centroid: Floa
     const cluster: CachedCluster = {
       id,
       get centroid() {
-        return rows.read(id)!;
+        const held = rows.read(id);
+        if (!held) throw new Error(`cluster ${id} left the centroid cache`);
+        return held;
       },
       norm: norm(centroid),
       count,

@@ -178,7 +178,7 @@ interface Features {
 function finishPlan({ options, sum, rows, rowOf, titles, terms, clusterOf, clusterIds }: Features): ReclusterPlan {
   const { dimensions } = rows;
   const mean = centredMean(sum, rows.count);
-  // Clusters in the order their first member came, as keyed by id before.
+  // Each cluster's group by index, and the groups in the order of their first member with a vector.
   const byCluster: (Group | undefined)[] = [];
   const order: Group[] = [];
   // Each member's row is centred where it is, and the length it was divided by kept: the raw feature is

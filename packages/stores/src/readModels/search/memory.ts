@@ -349,8 +349,8 @@ class WorkspaceIndex {
 }
 
 /**
- * Per-document runs of integers, end to end in one array on a resizable buffer (with one of where each run
- * starts), instead of typed arrays of each document's own (300k small allocations at 100k items, ~60 MB of
+ * Per-document runs of integers, end to end in one array on a resizable buffer (and another of where each
+ * run starts), instead of typed arrays of each document's own (300k small allocations at 100k items, ~60 MB of
  * object headers). Documents are append-only ordinals; a retired document's run stays
  * (its document is never read again) and is not counted.
  */
