@@ -1,7 +1,7 @@
 /**
  * `npx tsx bench/search-latency.ts --index <copy of an Engram data dir holding the dataset> [--mode fast|balanced]
  *   [--only lexical|vector|entity|cluster|actor] [--queries 80] [--workspace <id>] [--read memory|sql|both]
- *   [--concurrency 16] [--pages-out <file>] [--pages-against <file>] [--context]`
+ *   [--concurrency 16] [--searches 400] [--settle 3] [--pages-out <file>] [--pages-against <file>] [--context]`
  *
  * In-process search latency on a full index: the first `--queries` dev queries (after 10 warm-up
  * queries), limit 10, through the search service as the API builds it (learned reranker for
@@ -11,7 +11,8 @@
  * alternating per query, and prints the ratio (same process, same load).
  * `--context` asks for the context and highlights, as the API's defaults do. `--concurrency N` then runs the queries again with N searches in flight (as N clients of one server
  * would) and prints searches per second and CPU time per search (user + system of this process: the
- * figure load on a shared machine moves least). `--pages-out` writes every query's first page (ids in
+ * figure load on a shared machine moves least), over `--searches` searches. `--settle` is how long to wait
+ * after opening, in seconds: the vector graph of a large index builds in the background (150 s or more at 100k). `--pages-out` writes every query's first page (ids in
  * order) and `--pages-against` compares this run's pages with such a file: before and after a change.
  * An index built with an OpenAI-compatible embedder needs the same `EMBEDDING_*` variables as its server.
  * PGlite has one owner: point it at a copy of a data dir that no server has open.
@@ -34,6 +35,8 @@ const { values: args } = parseArgs({
     workspace: { type: 'string' },
     read: { type: 'string', default: 'memory' },
     concurrency: { type: 'string' },
+    searches: { type: 'string', default: '400' },
+    settle: { type: 'string', default: '3' },
     context: { type: 'boolean', default: false },
     'pages-out': { type: 'string' },
     'pages-against': { type: 'string' },
@@ -62,7 +65,7 @@ try {
   const options = only ? { disablePaths: PATH_NAMES.filter((p) => p !== only) } : {};
   const run = (read: string, query: string) => services[read]!.search(workspaceId, { query, limit: 10, offset: 0, mode, includeContext: args.context, includeHighlights: args.context }, options);
   // The vector mirror loads in the background when the store opens: let it finish, then warm up.
-  await new Promise((done) => setTimeout(done, 3000));
+  await new Promise((done) => setTimeout(done, Number(args.settle) * 1000));
   for (const read of reads) for (const q of queries.slice(0, 10)) await run(read, q.query);
   const samples: Record<string, Record<string, number[]>> = Object.fromEntries(reads.map((r) => [r, { wall: [] }]));
   const same: boolean[] = [];
@@ -103,7 +106,7 @@ try {
   if (args.concurrency) {
     const inFlight = Number(args.concurrency);
     const read = reads[reads.length - 1]!;
-    const rounds = Math.max(1, Math.ceil(400 / queries.length));
+    const rounds = Math.max(1, Math.ceil(Number(args.searches) / queries.length));
     const work = Array.from({ length: rounds }, () => queries).flat();
     let next = 0;
     const cpu = process.cpuUsage();

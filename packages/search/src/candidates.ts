@@ -63,6 +63,12 @@ export interface Pool {
   readonly scores: Float64Array;
   /** The pooled items result r stands for (itself included when a path returned it); null for one that stands for itself alone (most do). */
   readonly members: readonly (string[] | null)[];
+  /**
+   * Result r's fusion signals, the largest over its members (0 where none has one): `proximity` at
+   * `r * FUSION_SIGNAL_COUNT`, `idfCovered` after it (FUSION_SIGNALS' order), read by position from the
+   * paths whose signals have `at` (the lexical path's).
+   */
+  readonly fusionSignals: Float64Array;
   result(r: number): Pooled;
   release(): void;
 }
@@ -84,13 +90,38 @@ export async function poolCandidates(read: SearchReadModel, filter: ItemFilter, 
   let bound = 0;
   for (const name of PATH_NAMES) bound += results[name]?.scores.size ?? 0;
   const width = bound * PATH_COUNT;
-  const scratch = scratchPool.take(2 * width + bound).fill(0, 0, 2 * width + bound);
+  const signalWidth = bound * FUSION_SIGNAL_COUNT;
+  const size = 2 * width + bound + 2 * signalWidth;
+  const scratch = scratchPool.take(size).fill(0, 0, size);
+  const columns: PoolColumns = {
+    scores: scratch.subarray(0, width),
+    evidence: scratch.subarray(width, width + bound),
+    resultScores: scratch.subarray(width + bound, 2 * width + bound),
+    signals: scratch.subarray(2 * width + bound, 2 * width + bound + signalWidth),
+    resultSignals: scratch.subarray(2 * width + bound + signalWidth, size),
+  };
   try {
-    return await poolInto(read, filter, results, workspaceId, scratch.subarray(0, width), scratch.subarray(width, width + bound), scratch.subarray(width + bound, 2 * width + bound), () => scratchPool.give(scratch));
+    return await poolInto(read, filter, results, workspaceId, columns, () => scratchPool.give(scratch));
   } catch (error) {
     scratchPool.give(scratch);
     throw error;
   }
+}
+
+/** The signals fusion reads besides the path scores (`fusionSignalsInto`), as a pool holds them (`Pool.fusionSignals`). */
+export const FUSION_SIGNALS = ['proximity', 'idfCovered'] as const;
+export const FUSION_SIGNAL_COUNT = FUSION_SIGNALS.length;
+
+/**
+ * The pool's columns, on one reused array: each slot's path scores (`PATH_COUNT` a slot), path evidence
+ * (their sum) and fusion signals (`FUSION_SIGNAL_COUNT` a slot); each result's path scores and fusion signals.
+ */
+interface PoolColumns {
+  scores: Float64Array;
+  evidence: Float64Array;
+  resultScores: Float64Array;
+  signals: Float64Array;
+  resultSignals: Float64Array;
 }
 
 /** The pool's path scores, reused (`arrayPool`): a fresh 64 KB array a search at 100k items was a quarter of the server's page faults under 16 clients. */
@@ -101,11 +132,10 @@ async function poolInto(
   filter: ItemFilter,
   results: Partial<Record<PathName, PathResult>>,
   workspaceId: string,
-  scores: Float64Array,
-  evidence: Float64Array,
-  resultScores: Float64Array,
+  columns: PoolColumns,
   release: () => void,
 ): Promise<Pool> {
+  const { scores, evidence, resultScores, signals, resultSignals } = columns;
   const slotOf = new Map<string, number>();
   const ids: string[] = [];
   // Each slot's document ordinal where a path gave it (-1 where none did).
@@ -113,10 +143,10 @@ async function poolInto(
   // (`forEach`, not `for ... of`: no [key, value] pair allocated per entry, on the hottest loops of a search.)
   PATH_NAMES.forEach((name, path) => {
     const given = results[name]?.docs;
+    const signalAt = results[name]?.signals?.at?.bind(results[name]!.signals);
     let i = 0;
     results[name]?.scores.forEach((score, id) => {
       const doc = given ? given[i]! : -1;
-      i++;
       let slot = slotOf.get(id);
       if (slot === undefined) {
         slot = ids.length;
@@ -126,6 +156,15 @@ async function poolInto(
       } else if (docs[slot] === -1) docs[slot] = doc;
       scores[slot * PATH_COUNT + path] = score;
       evidence[slot] = evidence[slot]! + score;
+      if (signalAt) {
+        // The largest over the paths, from 0 (absent: 0, as fusion reads it).
+        for (let k = 0; k < FUSION_SIGNAL_COUNT; k++) {
+          const value = signalAt(i, FUSION_SIGNALS[k]!);
+          const o = slot * FUSION_SIGNAL_COUNT + k;
+          if (value !== undefined) signals[o] = Math.max(signals[o]!, value);
+        }
+      }
+      i++;
     });
   });
   const rows = await read.changeRows(workspaceId, ids, docs);
@@ -180,6 +219,7 @@ async function poolInto(
     if (at === slot && resultOf[slot] === -1 && nonNegative(scores, slot)) {
       const r = (resultOf[slot] = open(row, null));
       for (let path = 0; path < PATH_COUNT; path++) resultScores[r * PATH_COUNT + path] = scores[slot * PATH_COUNT + path]!;
+      for (let k = 0; k < FUSION_SIGNAL_COUNT; k++) resultSignals[r * FUSION_SIGNAL_COUNT + k] = signals[slot * FUSION_SIGNAL_COUNT + k]!;
       continue;
     }
     let r = at === MISSING_PR ? (resultOfPr.get(row.pr!) ?? -1) : resultOf[at]!;
@@ -197,12 +237,17 @@ async function poolInto(
       const score = scores[slot * PATH_COUNT + path]!;
       if (score > resultScores[r * PATH_COUNT + path]!) resultScores[r * PATH_COUNT + path] = score;
     }
+    for (let k = 0; k < FUSION_SIGNAL_COUNT; k++) {
+      const o = r * FUSION_SIGNAL_COUNT + k;
+      resultSignals[o] = Math.max(resultSignals[o]!, signals[slot * FUSION_SIGNAL_COUNT + k]!);
+    }
   }
   return {
     size: shown.length,
     rows: shown,
     scores: resultScores,
     members,
+    fusionSignals: resultSignals,
     result: (r) => ({ row: shown[r]!, paths: pathsAt(resultScores, r), members: members[r] ?? null, commitsFolded: folded[r]! }),
     release,
   };
@@ -243,42 +288,6 @@ export function pooledSignals(p: Pooled, results: Partial<Record<PathName, PathR
     }
   }
   return signals;
-}
-
-/** The two signals fusion reads of every pooled result (`fusionSignals`): each undefined when no member has it. */
-export interface FusionEvidence {
-  proximity: number | undefined;
-  idfCovered: number | undefined;
-}
-
-/**
- * `pooledSignals`' `proximity` and `idfCovered` alone, in one pass over the result's members and paths
- * (fusion reads them for every pooled result, some 1,400 at 100k items), into `out`. `id` is the result's
- * item, `members` those it stands for (`Pool.members`).
- */
-export function pooledFusionEvidence(id: string, members: readonly string[] | null, results: Partial<Record<PathName, PathResult>>, out: FusionEvidence): FusionEvidence {
-  out.proximity = undefined;
-  out.idfCovered = undefined;
-  for (const name of PATH_NAMES) {
-    const byId = results[name]?.signals;
-    if (!byId) continue;
-    for (let i = 0; i < memberCount(members); i++) {
-      const member = memberAt(id, members, i);
-      let proximity: number | undefined;
-      let idfCovered: number | undefined;
-      if (byId.signal) {
-        proximity = byId.signal(member, 'proximity');
-        idfCovered = byId.signal(member, 'idfCovered');
-      } else {
-        const own = byId.get(member);
-        proximity = own?.proximity;
-        idfCovered = own?.idfCovered;
-      }
-      if (proximity !== undefined) out.proximity = Math.max(out.proximity ?? 0, proximity);
-      if (idfCovered !== undefined) out.idfCovered = Math.max(out.idfCovered ?? 0, idfCovered);
-    }
-  }
-  return out;
 }
 
 const CHANGE_TYPES = new Set(['pull_request', 'commit']);

@@ -2,7 +2,7 @@ import type { PostingsRead, SearchReadModel } from '@engram/stores';
 import type { ItemFilter } from '../filters.js';
 import { DEFAULT_LEXICAL, S, scoreLexical, SIGNAL_COUNT, type LexicalParams, type LexicalScores, type SIGNAL_NAMES } from './bm25f.js';
 import { scoreOffThread } from './lexicalThread.js';
-import type { PathResult, PathSignals } from './types.js';
+import { RankedScores, type PathResult, type PathSignals } from './types.js';
 
 export { best, DEFAULT_LEXICAL, kthLargest, positions, scoreLexical, type LexicalParams, type LexicalScores } from './bm25f.js';
 
@@ -48,18 +48,15 @@ export async function lexicalPath(
 
 /** The path's result from its scores: item ids for the thread's ordinals, and the signals' table as it is. */
 function resultOf(postings: PostingsRead, scored: LexicalScores, started: number): PathResult {
-  const { docs, scores: normalized, table } = scored;
-  const scores = new Map<string, number>();
-  const rowOf = new Map<string, number>();
+  const { docs, scores, table } = scored;
+  const ids = new Array<string>(docs.length);
   const top = new Array<number>(docs.length);
   for (let r = 0; r < docs.length; r++) {
     const doc = docs[r]!;
-    const id = postings.itemId(doc);
-    scores.set(id, normalized[r]!);
-    rowOf.set(id, r);
+    ids[r] = postings.itemId(doc);
     top[r] = doc;
   }
-  return { scores, signals: new LexicalSignals(rowOf, table), docs: top, ms: performance.now() - started };
+  return { scores: new RankedScores(ids, scores), signals: new LexicalSignals(ids, table), docs: top, ms: performance.now() - started };
 }
 
 /** Postings in a read below which scoring it here costs less than sending it to the lexical thread. */
@@ -72,29 +69,35 @@ function postingsCount(postings: PostingsRead): number {
 }
 
 /**
- * The kept documents' signals, a row of `SIGNAL_COUNT` numbers each in one typed array, and a record made
- * only for a candidate asked for. An object of ten numbers per kept document (800 a search) outlived the
- * young generation while searches waited on one another: under 16 clients at 100k items they were over
- * half of what the event loop's full collections reclaimed.
+ * The kept documents' signals, a row of `SIGNAL_COUNT` numbers each in one typed array (row r: the path's
+ * r-th candidate), and a record made only for a candidate asked for. An object of ten numbers per kept
+ * document (800 a search) outlived the young generation while searches waited on one another: under 16
+ * clients at 100k items they were over half of what the event loop's full collections reclaimed. Fusion
+ * reads two signals of each by position (`at`); the rows by id are mapped once asked for (the second stage).
  */
 export class LexicalSignals implements PathSignals {
+  private rowOf: Map<string, number> | null = null;
+
   constructor(
-    private readonly rowOf: ReadonlyMap<string, number>,
+    private readonly ids: readonly string[],
     private readonly table: Float64Array,
   ) {}
 
-  signal(id: string, name: string): number | undefined {
-    const r = this.rowOf.get(id);
+  at(position: number, name: string): number | undefined {
     const at = S[name as (typeof SIGNAL_NAMES)[number]];
-    return r === undefined || at === undefined ? undefined : this.table[r * SIGNAL_COUNT + at];
+    return at === undefined || !(position >= 0 && position < this.ids.length) ? undefined : this.table[position * SIGNAL_COUNT + at];
   }
 
   get(id: string): Record<(typeof SIGNAL_NAMES)[number], number> | undefined {
+    if (!this.rowOf) {
+      this.rowOf = new Map();
+      for (let r = 0; r < this.ids.length; r++) this.rowOf.set(this.ids[r]!, r);
+    }
     const r = this.rowOf.get(id);
     if (r === undefined) return undefined;
     const t = this.table;
     const o = r * SIGNAL_COUNT;
-    // One literal, keys in SIGNAL_NAMES' order: fusion asks for every pooled result's record.
+    // One literal, keys in SIGNAL_NAMES' order: the second stage asks for each of its candidates' records.
     return {
       bm25Title: t[o]!,
       bm25Body: t[o + 1]!,

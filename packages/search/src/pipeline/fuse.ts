@@ -1,6 +1,6 @@
 import type { Db, SearchReadModel } from '@engram/stores';
 import { areaTitleLift, type AreaModelReader } from '../areaLift.js';
-import { loadItems, MAX_RESULTS, PATH_COUNT, poolCandidates, pooledFusionEvidence, pooledSignals, toCandidate, type FusionEvidence, type ItemRow, type Pooled } from '../candidates.js';
+import { FUSION_SIGNAL_COUNT, loadItems, MAX_RESULTS, PATH_COUNT, poolCandidates, pooledSignals, toCandidate, type ItemRow, type Pooled } from '../candidates.js';
 import { best, positions } from '../paths/lexical.js';
 import { fuseAt, fusionSignalsInto, recencyScore, type FusionSignals, type FusionWeights } from '../fusion.js';
 import type { Candidate } from '../rank/types.js';
@@ -35,14 +35,17 @@ export async function fuseCandidates(
   const pool = await poolCandidates(deps.read, q.filter, retrieved.paths);
   let fusedPool: { id: string; p: Pooled; fused: number }[];
   try {
-    // The signals fusion reads, for every pooled result (two objects reused: the rest are merged for the survivors only).
-    const evidence: FusionEvidence = { proximity: undefined, idfCovered: undefined };
+    // The signals fusion reads, for every pooled result, from the pool's columns (two objects reused: the
+    // rest are merged for the survivors only).
+    const evidence = { proximity: 0, idfCovered: 0 };
     const signals: FusionSignals = { recency: 0, proximity: 0, termCoverage: 0 };
     const fused = new Float64Array(pool.size);
     for (let r = 0; r < pool.size; r++) {
       const row = pool.rows[r]!;
       const recency = recencyScore(row.occurredAt, deps.now, deps.fusion.recencyHalfLifeDays);
-      fused[r] = fuseAt(pool.scores, r * PATH_COUNT, fusionSignalsInto(pooledFusionEvidence(row.id, pool.members[r] ?? null, retrieved.paths, evidence), recency, signals), deps.fusion);
+      evidence.proximity = pool.fusionSignals[r * FUSION_SIGNAL_COUNT]!;
+      evidence.idfCovered = pool.fusionSignals[r * FUSION_SIGNAL_COUNT + 1]!;
+      fused[r] = fuseAt(pool.scores, r * PATH_COUNT, fusionSignalsInto(evidence, recency, signals), deps.fusion);
     }
     fusedPool = bestFused(fused, MAX_RESULTS, (r) => pool.rows[r]!.id).map((r) => ({ id: pool.rows[r]!.id, p: pool.result(r), fused: fused[r]! }));
   } finally {
