@@ -138,10 +138,13 @@ export type SearchService = ReturnType<typeof createSearchService>;
 
 /**
  * Searches in progress at once on the embedded default (`SearchDeps.concurrency`): enough that one
- * search's wait for the database or the vector thread overlaps another's CPU, few enough that the event
- * loop turns every few searches. On a Postgres server searches spend their time in the database and are
- * not gated.
+ * search's waits for the lexical, vector scan and database threads overlap other searches' CPU, few enough
+ * that the event loop turns every few searches. Eight since the forty-sixth session: at 100k items under 16
+ * clients, four left about a quarter of the two cores idle while searches queued; eight served 10-13% more
+ * searches at the same client p95, and a lower p95 during an import, whose items then take longer under that
+ * load (bench/results/scale-2026-12-01-s46-account.md). On a Postgres server searches spend their time in
+ * the database and are not gated.
  */
-export const DEFAULT_EMBEDDED_CONCURRENCY = 4;
+export const DEFAULT_EMBEDDED_CONCURRENCY = 8;
 
 const round = (x: number, digits = 4): number => Math.round(x * 10 ** digits) / 10 ** digits;
