@@ -295,7 +295,7 @@ describe.each(databaseBackends())('cluster and area repositories on $name', ({ u
       const sizes: number[] = [];
       for (let i = 0; i < 6; i++) {
         await replaceAreaModel(db, ws, model);
-        expect(await refreshPlannerStatsByTable(db, undefined, RECLUSTER_REWRITTEN_TABLES)).toBe(true);
+        expect(await refreshPlannerStatsByTable(db, undefined, RECLUSTER_REWRITTEN_TABLES)).toContain('public.area_term_lists');
         sizes.push(await size());
       }
       // Without the vacuum every rebuild appends a whole copy (six copies after six rebuilds); with it the

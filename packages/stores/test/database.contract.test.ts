@@ -20,6 +20,7 @@ import {
   openDatabase,
   recordWebhookDelivery,
   refreshPlannerStats,
+  refreshPlannerStatsByTable,
   replaceLexicalIndex,
   resolveApiKey,
   revokeApiKey,
@@ -84,6 +85,34 @@ describe.each(databaseBackends())('database contract on $name', ({ url }) => {
     if (ran) {
       expect(before).toBeLessThan(50);
       expect(await rows()).toBeGreaterThanOrEqual(50);
+    }
+  });
+
+  it('on the embedded database, analyzes a table only while its statistics are missing or its size has moved since', async () => {
+    if (db.kind !== 'pglite') {
+      expect(await refreshPlannerStatsByTable(db)).toEqual([]);
+      return;
+    }
+    const table = `stale_pages_${Math.random().toString(36).slice(2, 10)}`;
+    await db.exec(`CREATE TABLE ${table} (id text NOT NULL, v int NOT NULL)`);
+    try {
+      const insert = (from: number, to: number) => db.query(`INSERT INTO ${table} SELECT 'item_' || g, g FROM generate_series(${from}, ${to}) g`);
+      const estimate = async () => Number((await db.query<{ n: number }>('SELECT reltuples AS n FROM pg_class WHERE relname = $1', [table])).rows[0]?.n);
+      await insert(1, 20_000);
+      // Never analyzed: statistics now.
+      expect(await refreshPlannerStatsByTable(db)).toContain(`public.${table}`);
+      expect(await estimate()).toBe(20_000);
+      // Unchanged, or grown by a little: left as they are (the planner scales them by the table's size).
+      expect(await refreshPlannerStatsByTable(db)).not.toContain(`public.${table}`);
+      await insert(20_001, 21_000);
+      expect(await refreshPlannerStatsByTable(db)).not.toContain(`public.${table}`);
+      // Grown by half: analyzed again. A table named to vacuum is analyzed every time.
+      await insert(21_001, 31_000);
+      expect(await refreshPlannerStatsByTable(db)).toContain(`public.${table}`);
+      expect(await estimate()).toBe(31_000);
+      expect(await refreshPlannerStatsByTable(db, undefined, [table])).toContain(`public.${table}`);
+    } finally {
+      await db.exec(`DROP TABLE ${table}`);
     }
   });
 

@@ -17,7 +17,9 @@ export async function recordWebhookDelivery(
  * Refreshes the query planner's table statistics on the embedded database. PGlite runs no autovacuum, so
  * without this every table keeps the statistics of an empty one and the planner never picks an index
  * (measured on the full prettier index: `fast` 201 -> 182 ms a query; entity path 53 -> 32 ms). A no-op
- * on a Postgres server, whose autovacuum does it. Returns whether it ran.
+ * on a Postgres server, whose autovacuum does it. Returns whether it ran. One statement over every table:
+ * for a benchmark's index; a running server uses `refreshPlannerStatsByTable` (the tables that need it, one
+ * at a time).
  */
 export async function refreshPlannerStats(db: Db): Promise<boolean> {
   if (db.kind !== 'pglite') return false;

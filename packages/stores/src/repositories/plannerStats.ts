@@ -1,31 +1,54 @@
 import type { Db } from '../db.js';
 
 /**
- * `refreshPlannerStats` one table at a time, with `between` (a yield to the event loop) after each: on
- * the embedded database a whole-database ANALYZE is one statement that holds the only connection (and
- * the api's event loop) for seconds on a large index (6 s on the full prettier index under load).
+ * `refreshPlannerStats` one table at a time, for the tables whose statistics are missing or out of date
+ * (`staleEmbeddedTables`), with `between` (a yield to the event loop) after each: on the embedded database
+ * an ANALYZE is one statement that holds the only connection, and a whole-database one took 15.7 s on a
+ * 100k-item index at start (its files not yet in the page cache), while every search's page read waited.
  *
- * The tables in `vacuum` get `VACUUM (ANALYZE)` instead: a plain VACUUM (no rewrite, no exclusive lock)
- * makes the space of deleted rows reusable. PGlite runs no autovacuum, so a table rewritten wholesale
- * and pruned on every re-cluster (the area model, the cluster staging tables) otherwise keeps every old
- * copy: on 30k items each area-model rebuild grew its tables by 129 MB (403 -> 532 -> 661 -> 790 MB
- * over three rebuilds); vacuumed after each, they stay at 586-651 MB, and the rebuild itself is faster
+ * The tables in `vacuum` get `VACUUM (ANALYZE)` every time instead: a plain VACUUM (no rewrite, no
+ * exclusive lock) makes the space of deleted rows reusable. PGlite runs no autovacuum, so a table rewritten
+ * wholesale and pruned on every re-cluster (the area model, the cluster staging tables) otherwise keeps
+ * every old copy: on 30k items each area-model rebuild grew its tables by 129 MB (403 -> 532 -> 661 -> 790
+ * MB over three rebuilds); vacuumed after each, they stay at 586-651 MB, and the rebuild itself is faster
  * (31 -> 25 s) as its inserts reuse the freed pages. A vacuum of a table that changed little is cheap:
  * pages the visibility map marks all-visible are skipped.
  *
- * A no-op on a Postgres server, whose autovacuum keeps statistics and space. Returns whether it ran.
+ * A no-op on a Postgres server, whose autovacuum keeps statistics and space. Returns the tables analyzed.
  */
-export async function refreshPlannerStatsByTable(db: Db, between: () => Promise<void> = async () => undefined, vacuum: readonly string[] = []): Promise<boolean> {
-  if (db.kind !== 'pglite') return false;
-  const tables = await db.query<{ name: string; table: string }>(
-    "SELECT format('%I.%I', schemaname, tablename) AS name, tablename AS table FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1",
-  );
-  for (const { name, table } of tables.rows) {
+export async function refreshPlannerStatsByTable(db: Db, between: () => Promise<void> = async () => undefined, vacuum: readonly string[] = [], share = 0.2): Promise<string[]> {
+  if (db.kind !== 'pglite') return [];
+  const tables = await staleEmbeddedTables(db, vacuum, share);
+  for (const { name, table } of tables) {
     await db.query(vacuum.includes(table) ? `VACUUM (ANALYZE) ${name}` : `ANALYZE ${name}`);
     await between();
   }
-  return true;
+  return tables.map((t) => t.name);
 }
+
+/**
+ * The embedded database's tables to analyze: those never analyzed (`reltuples` -1), those whose size in
+ * pages moved by more than `share` (and by more than STALE_MIN_PAGES) from the `relpages` their last
+ * ANALYZE recorded, and those in `always`. PGlite keeps no modification counts across a restart
+ * (`pg_stat_user_tables` starts at zero), but its catalog keeps what the last ANALYZE saw; and the planner
+ * itself scales a table's `reltuples` by its current size, so a table that grew a little at the same
+ * density is planned as well without one. Tables come in name order.
+ */
+async function staleEmbeddedTables(db: Db, always: readonly string[], share: number): Promise<{ name: string; table: string }[]> {
+  const res = await db.query<{ name: string; table: string }>(
+    `SELECT format('%I.%I', n.nspname, c.relname) AS name, c.relname AS table
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
+        AND (c.relname = ANY($1::text[]) OR c.reltuples < 0
+             OR abs(pg_relation_size(c.oid) / current_setting('block_size')::int - c.relpages) > greatest($2::float8 * c.relpages, $3))
+      ORDER BY 1`,
+    [always, share, STALE_MIN_PAGES],
+  );
+  return res.rows;
+}
+
+/** Pages (8 KB) a table's size must move by before its statistics count as stale on the embedded database. */
+const STALE_MIN_PAGES = 16;
 
 /**
  * On a Postgres server, ANALYZE each table that has rows but no statistics, or whose rows changed by more
