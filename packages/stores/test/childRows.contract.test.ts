@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteWorkspace, replaceItemsEntities, upsertItems, type Db, type ItemRow } from '../src/index.js';
+import { deleteWorkspace, MENTIONS_PER_STATEMENT, replaceItemsEntities, upsertItems, type Db, type ItemRow } from '../src/index.js';
 import { databaseBackends, openTestDatabase, testWorkspace } from '../src/testing/index.js';
 
 // Postings and entity mentions carry no row-by-row foreign key (migration 009): a statement-level
@@ -57,6 +57,41 @@ describe.each(databaseBackends())('postings and entity mentions follow their ite
     await deleteWorkspace(db, ws);
     expect(await count('postings', 'item_id', ids)).toBe(0);
     expect(await count('entity_mentions', 'item_id', ids)).toBe(0);
+  });
+
+  it('keeps every mention of a batch larger than one statement takes, and each entity\'s item count, when the batch is written again', async () => {
+    const ws = await testWorkspace(db);
+    const items = Array.from({ length: 40 }, (_, n) => row(ws, 100 + n));
+    // 40 items x 30 entities: more mentions than one INSERT takes, entities shared across items.
+    const entitiesOf = (n: number, shift: number) => Array.from({ length: 30 }, (_, k) => ({ category: 'keyword', key: `e${(n + k + shift) % 60}`, confidence: 0.5 }));
+    const write = (shift: number) =>
+      db.transaction(async (tx) => {
+        await upsertItems(tx, items.map((item) => ({ item, lexical: { title: item.title ?? '', body: 'body', other: '', length: 4 } })));
+        await replaceItemsEntities(tx, ws, items.map((item, n) => ({ itemId: item.id, entities: entitiesOf(n, shift) })));
+      });
+    const ids = items.map((i) => i.id);
+    expect(40 * 30).toBeGreaterThan(2 * MENTIONS_PER_STATEMENT);
+    const counts = async () =>
+      Object.fromEntries(
+        (await db.query<{ key: string; n: number }>('SELECT key, item_count AS n FROM entities WHERE workspace_id = $1 ORDER BY key', [ws])).rows.map((r) => [r.key, Number(r.n)]),
+      );
+    const expected = (shift: number) => {
+      const out: Record<string, number> = {};
+      items.forEach((_, n) => entitiesOf(n, shift).forEach((e) => (out[e.key] = (out[e.key] ?? 0) + 1)));
+      return out;
+    };
+    await write(0);
+    expect(await count('entity_mentions', 'item_id', ids)).toBe(1200);
+    expect(await counts()).toEqual(expected(0));
+    // Written again with other entities for each item: the old mentions go, the counts follow.
+    await write(7);
+    expect(await count('entity_mentions', 'item_id', ids)).toBe(1200);
+    expect(await counts()).toEqual(Object.fromEntries(Object.entries(expected(7)).filter(([, n]) => n > 0)));
+    const one = await db.query<{ key: string }>(
+      'SELECT e.key FROM entity_mentions m JOIN entities e ON e.id = m.entity_id WHERE m.item_id = $1 ORDER BY e.key',
+      [items[3]!.id],
+    );
+    expect(one.rows.map((r) => r.key)).toEqual(entitiesOf(3, 7).map((e) => e.key).sort());
   });
 
   it('checks no foreign key row by row on these tables', async () => {

@@ -14,6 +14,12 @@ export async function replaceItemEntities(tx: Queryable, input: { workspaceId: s
   await replaceItemsEntities(tx, input.workspaceId, [{ itemId: input.itemId, entities: input.entities }]);
 }
 
+/** Two ids of a bigint column as the database gives them (decimal strings), in numeric order. */
+const byNumber = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+
+/** Entity mentions one statement inserts at most (`replaceItemsEntities`). */
+export const MENTIONS_PER_STATEMENT = 500;
+
 export interface ItemEntity extends EntityMention {
   itemCount: number;
 }
@@ -72,29 +78,29 @@ export async function replaceItemsEntities(tx: Queryable, workspaceId: string, i
     }
   }
   const before = await tx.query<{ entity_id: string }>('DELETE FROM entity_mentions WHERE item_id = ANY($1::text[]) RETURNING entity_id', [itemIds]);
-  const mentionItems: string[] = [];
-  const mentionEntities: string[] = [];
-  const confidences: number[] = [];
+  const mentions: { entity: string; item: string; confidence: number }[] = [];
   for (const { itemId, unique } of perItem) {
     for (const [key, e] of unique) {
       const id = entityId.get(key);
-      if (id === undefined) continue;
-      mentionItems.push(itemId);
-      mentionEntities.push(id);
-      confidences.push(e.confidence);
+      if (id !== undefined) mentions.push({ entity: id, item: itemId, confidence: e.confidence });
     }
   }
-  if (mentionItems.length > 0) {
+  // In the primary key's order, a slice at a time: each statement then holds the connection for a bounded
+  // time (a batch's 2,600 mentions into a 100k-item index took up to 1.5 s in one statement on an idle
+  // embedded database, 4.4 s under 16 searching clients, while their page reads waited for it).
+  mentions.sort((a, b) => byNumber(a.entity, b.entity) || (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
+  for (let start = 0; start < mentions.length; start += MENTIONS_PER_STATEMENT) {
+    const slice = mentions.slice(start, start + MENTIONS_PER_STATEMENT);
     await tx.query(
       `INSERT INTO entity_mentions (entity_id, item_id, workspace_id, confidence)
        SELECT m.id, m.item, $1, m.confidence FROM unnest($2::bigint[], $3::text[], $4::real[]) AS m(id, item, confidence)`,
-      [workspaceId, mentionEntities, mentionItems, confidences],
+      [workspaceId, slice.map((m) => m.entity), slice.map((m) => m.item), slice.map((m) => m.confidence)],
     );
   }
   if (before.rows.length === 0) return;
   const old = new Map<string, number>();
   for (const r of before.rows) old.set(String(r.entity_id), (old.get(String(r.entity_id)) ?? 0) + 1);
-  const ids = [...old.keys()].sort((a, b) => Number(a) - Number(b));
+  const ids = [...old.keys()].sort(byNumber);
   await tx.query('UPDATE entities e SET item_count = e.item_count - d.d FROM unnest($1::bigint[], $2::int[]) AS d(id, d) WHERE e.id = d.id', [
     ids,
     ids.map((id) => old.get(id)!),
