@@ -191,6 +191,27 @@ describe('pgvector on PGlite: the in-memory index answers as SQL does, and follo
     await memory.upsert([{ ...record(401), vector: Array.from({ length: D }, () => 0) }]);
     expect((await memory.getVectors('ws_main', ['obs_401', 'obs_1'])).get('obs_401')).toEqual(new Float32Array(D));
   });
+
+  it('loads a mirror from the table that ranks as the SQL search, and reads each stored value back exactly', async () => {
+    // Values a decimal round trip could move: float32's extremes, a subnormal, negative zero.
+    const values = [1.5, -2.25, 3.4028234663852886e38, 1.401298464324817e-45, -0, 0.1, -1e-7, 123456.789];
+    await sql.upsert([{ ...record(402), vector: [...values, ...Array.from({ length: D - values.length }, (_, i) => i / 7)] }]);
+    const stored = (await sql.getVectors('ws_main', ['obs_402'])).get('obs_402')!;
+    expect(Array.from(stored.subarray(0, values.length))).toEqual(Array.from(Float32Array.from(values)));
+    // A store opened on the written table loads its mirror from the rows.
+    const reopened = await createPgVectorStore(db);
+    await reopened.ensureCollection({ model: 'memory-index-test', dimensions: D });
+    expect(await reopened.memoryReady()).toBe(true);
+    for (let q = 0; q < 5; q++) {
+      const query = vector();
+      for (const filter of filters) {
+        const fromLoaded = await reopened.search(query, filter, 10);
+        const fromSql = await sql.search(query, filter, 10);
+        expect(fromLoaded.map((h) => h.itemId)).toEqual(fromSql.map((h) => h.itemId));
+        fromLoaded.forEach((h, i) => expect(h.similarity).toBeCloseTo(fromSql[i]!.similarity, 4));
+      }
+    }
+  });
 });
 
 describe('pgvector on PGlite: no HNSW index while the memory index serves searches', () => {
