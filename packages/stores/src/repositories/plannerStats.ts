@@ -38,7 +38,7 @@ async function staleEmbeddedTables(db: Db, always: readonly string[], share: num
   const res = await db.query<{ name: string; table: string }>(
     `SELECT format('%I.%I', n.nspname, c.relname) AS name, c.relname AS table
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
+      WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema')
         AND (c.relname = ANY($1::text[]) OR c.reltuples < 0
              OR abs(pg_relation_size(c.oid) / current_setting('block_size')::int - c.relpages) > greatest($2::float8 * c.relpages, $3))
       ORDER BY 1`,
