@@ -207,6 +207,60 @@ describe('CentroidRows', () => {
     expect(() => rows.set('b', new Float32Array(3), 1)).toThrow(/3 dimensions/);
   });
 
+  it("answers from passes taken for a whole batch at once as the full scan does, while the batch's own placements move the rows and the mean", async () => {
+    const d = 32;
+    const { rows, centroids, order, add } = rowsWithCopy(d);
+    const counts = new Map<string, number>();
+    const sum = new Float64Array(d);
+    let members = 0;
+    // A narrow cone, as sentence embeddings are: many rows are close, and the mean moves each placement.
+    const feature = (seed: number): Float32Array => {
+      const v = vector(seed, d).map((x, i) => (i < 3 ? 2 : 0) + x * 0.8);
+      const length = norm(v);
+      return v.map((x) => x / length);
+    };
+    for (let k = 0; k < OFF_THREAD_MIN_ROWS + 200; k++) {
+      const c = feature(k + 5);
+      add(`c${k}`, c);
+      counts.set(`c${k}`, 3);
+      c.forEach((x, i) => (sum[i]! += 3 * x));
+      members += 3;
+    }
+    // The batch leans elsewhere in the cone, and weighs: the mean moves well away from the passes' own.
+    const batch = Array.from({ length: 90 }, (_, q) => feature(50_000 + q).map((x, i) => (i === 5 ? x + 1.5 : x)));
+    const passes = await rows.firstPasses(batch.map((f) => centre(f, centredMean(sum, members))));
+    expect(passes).toHaveLength(batch.length);
+    for (const [q, f] of batch.entries()) {
+      const mean = centredMean(sum, members);
+      const centred = centre(f, mean);
+      const towardMean = dot(centred, mean.mean);
+      const exclude = q % 6 === 0 ? order[q] : undefined;
+      const found = await rows.nearest(centred, mean, towardMean, exclude, passes![q]);
+      expect(found).toEqual(fullScan(centroids, order.filter((id) => id !== exclude), centred, mean, towardMean));
+      // Join the nearest (its row moves toward the feature), or seed a row in the feature's direction.
+      if (found && q % 3 !== 0) {
+        const k = counts.get(found.id)!;
+        const next = centroids.get(found.id)!.map((x, i) => (x * k + f[i]!) / (k + 1));
+        centroids.set(found.id, next);
+        counts.set(found.id, k + 1);
+        rows.set(found.id, next, norm(next));
+      } else {
+        add(`s${q}`, f);
+        counts.set(`s${q}`, 1);
+      }
+      f.forEach((x, i) => (sum[i]! += 40 * x));
+      members += 40;
+      // A cluster removed mid-batch (rows move): the passes taken before it are not used after it.
+      if (q === 60) {
+        const gone = order[2]!;
+        const last = order.pop()!;
+        if (gone !== last) order[2] = last;
+        centroids.delete(gone);
+        rows.delete(gone);
+      }
+    }
+  });
+
   it('takes the first pass from the scan thread for thousands of rows and answers as the full scan does, also when a cluster is seeded during that scan', async () => {
     const d = 64;
     const { rows, centroids, order, add } = rowsWithCopy(d);

@@ -15,7 +15,7 @@ import {
   type Queryable,
   type SearchReadModel,
 } from '@engram/stores';
-import { centroidsFor, invalidateCentroids, nearestCluster, putCluster, similarityTo, workspaceMean, type WorkspaceCentroids } from './centroidCache.js';
+import { centroidsFor, firstPasses, invalidateCentroids, nearestCluster, putCluster, similarityTo, workspaceMean, type WorkspaceCentroids } from './centroidCache.js';
 import { DEFAULT_FEATURE_SPACE, shiftMean, TOPICAL_CATEGORIES, topicFeature, type FeatureSpace, type TopicalEntity } from './features.js';
 import { toTopicalEntity, type EntityRow } from './itemTopics.js';
 import { itemLabels } from './labels.js';
@@ -169,24 +169,32 @@ async function planBatch(
   const seeded = new Map<string, ClusterLabelsRow>();
   const members: ClusterBatch['members'] = [];
   const placed = new Map<number, Assignment>();
+  const features: Float32Array[] = [];
+  for (const item of items) {
+    const state = states.get(item.itemId);
+    if (!state) return null;
+    features.push(topicFeature(item.vector, item.entities ?? state.entities, space));
+  }
+  // Every item's first pass over the centroids in one request to the scan thread, before the first is placed.
+  const passes = await firstPasses(cache, features);
   for (const [index, item] of items.entries()) {
     // Each item scans every centroid (thousands at 100k items): the event loop answers between items.
     // A writer that moves the cache meanwhile makes the batch's compare-and-set fail, as before.
     if (index > 0 && index % PLAN_ITEMS_BETWEEN_YIELDS === 0) await new Promise((resolve) => setImmediate(resolve));
-    const state = states.get(item.itemId);
-    if (!state) return null;
+    const state = states.get(item.itemId)!;
     const entities = item.entities ?? state.entities;
-    const feature = topicFeature(item.vector, entities, space);
+    const feature = features[index]!;
+    const pass = passes?.[index];
     const mean = workspaceMean(cache);
     if (state.currentClusterId !== null) {
       const own = cache.clusters.get(state.currentClusterId);
-      const best = await nearestCluster(cache, feature, state.currentClusterId, mean);
+      const best = await nearestCluster(cache, feature, state.currentClusterId, mean, pass);
       const ownSimilarity = own ? similarityTo(mean, feature, own.centroid, own.norm) : Number.NEGATIVE_INFINITY;
       const moves = own !== undefined && best !== null && best.similarity >= threshold && best.similarity > ownSimilarity + (options.moveMargin ?? DEFAULT_MOVE_MARGIN);
       if (!moves) placed.set(index, { clusterId: state.currentClusterId, created: false });
       continue;
     }
-    const best = await nearestCluster(cache, feature, undefined, mean);
+    const best = await nearestCluster(cache, feature, undefined, mean, pass);
     if (best !== null && best.similarity >= threshold) {
       const target = cache.clusters.get(best.id)!;
       const centroid = shiftMean(target.centroid, target.count, feature, 1);

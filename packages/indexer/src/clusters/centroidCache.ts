@@ -1,5 +1,5 @@
 import { listClusterCentroids, type Queryable, type SearchReadModel } from '@engram/stores';
-import { CentroidRows, type Nearest } from './centroidRows.js';
+import { CentroidRows, type FirstPass, type Nearest } from './centroidRows.js';
 import { centre, centredCosine, centredMean, dot, norm, type CentredMean } from './features.js';
 import { countItems } from './itemTopics.js';
 
@@ -77,7 +77,7 @@ export async function centroidsFor(db: Queryable, workspaceId: string, dimension
   return fresh;
 }
 
-export type { Nearest };
+export type { FirstPass, Nearest };
 
 /** The workspace mean as the cache knows it (shrunk while the workspace is small, see features.ts). */
 export const workspaceMean = (cache: WorkspaceCentroids): CentredMean => centredMean(cache.sum, cache.members);
@@ -87,12 +87,21 @@ export function similarityTo(mean: CentredMean, feature: Float32Array, centroid:
   return centredCosine(centre(feature, mean), centroid, centroidNorm, mean);
 }
 
-/** The cluster whose centred centroid is closest to the centred feature. */
-export function nearestCluster(cache: WorkspaceCentroids, feature: Float32Array, exclude?: string, mean = workspaceMean(cache)): Promise<Nearest | null> {
+/**
+ * The cluster whose centred centroid is closest to the centred feature; from `pass` (`firstPasses`) when
+ * one was taken for this feature, however the centroids have moved since.
+ */
+export function nearestCluster(cache: WorkspaceCentroids, feature: Float32Array, exclude?: string, mean = workspaceMean(cache), pass?: FirstPass): Promise<Nearest | null> {
   const centred = centre(feature, mean);
   // `centredCosine` per cluster, with the feature's own term (the same for every cluster) computed once:
   // two dot products a cluster instead of three, on the indexer's hottest loop.
-  return cache.rows.nearest(centred, mean, dot(centred, mean.mean), exclude);
+  return cache.rows.nearest(centred, mean, dot(centred, mean.mean), exclude, pass);
+}
+
+/** First passes of `nearestCluster` for several features at once (null when the rows are few: see `CentroidRows.firstPasses`). */
+export function firstPasses(cache: WorkspaceCentroids, features: readonly Float32Array[]): Promise<FirstPass[] | null> {
+  const mean = workspaceMean(cache);
+  return cache.rows.firstPasses(features.map((f) => centre(f, mean)));
 }
 
 export function putCluster(cache: WorkspaceCentroids, id: string, centroid: Float32Array, count: number, version: string): void {

@@ -1,9 +1,22 @@
-import { sharedFloats, topInnerProducts, topInnerProductsOffThread } from '@engram/stores';
+import { sharedFloats, topInnerProducts, topInnerProductsBatchOffThread, topInnerProductsOffThread } from '@engram/stores';
 import type { CentredMean } from './features.js';
 
 export interface Nearest {
   id: string;
   similarity: number;
+}
+
+/**
+ * A first pass taken for a feature ahead of its turn (`CentroidRows.firstPasses`): the best rows' products
+ * with `query`, the feature centred on the mean of that moment, over the `scannedRows` rows as they were
+ * after `writes` changes.
+ */
+export interface FirstPass {
+  rows: number[];
+  products: number[];
+  query: Float32Array;
+  scannedRows: number;
+  writes: number;
 }
 
 /** How far the workspace mean may move from the one each row's `c·m` was taken against before they are taken again. */
@@ -42,6 +55,10 @@ export class CentroidRows {
   private data: Float32Array;
   /** Counts changes to the rows (a row written, added or removed): products a scan took before one are not used after it. */
   private writes = 0;
+  /** The value of `writes` when each row was last written; a pass taken before it does not hold for the row. */
+  private writtenAt: Float64Array;
+  /** The value of `writes` at the last removal (rows move): a pass taken before it holds for none. */
+  private lastRemoval = 0;
   private norms: Float64Array;
   /** Each row's `c·m₀` against `base`, the mean it was last taken against (null until the first scan). */
   private towardBase: Float64Array;
@@ -54,6 +71,7 @@ export class CentroidRows {
   constructor(readonly dimensions: number, capacity = 64) {
     this.data = sharedFloats(capacity * dimensions);
     this.norms = new Float64Array(capacity);
+    this.writtenAt = new Float64Array(capacity);
     this.towardBase = new Float64Array(capacity);
     this.upper = new Float64Array(capacity);
   }
@@ -74,6 +92,7 @@ export class CentroidRows {
     }
     this.data.set(centroid, row * this.dimensions);
     this.writes++;
+    this.writtenAt[row] = this.writes;
     this.norms[row] = centroidNorm;
     if (this.base) this.towardBase[row] = this.rowDot(row, this.base);
   }
@@ -99,6 +118,7 @@ export class CentroidRows {
     this.ids.pop();
     this.rowOf.delete(id);
     this.writes++;
+    this.lastRemoval = this.writes;
   }
 
   /**
@@ -106,7 +126,8 @@ export class CentroidRows {
    * mean taken out; `towardMean` is `dot(centred, mean.mean)`, the same for every row. The first of
    * equal rows wins.
    */
-  async nearest(centred: Float32Array, mean: CentredMean, towardMean: number, exclude?: string): Promise<Nearest | null> {
+  async nearest(centred: Float32Array, mean: CentredMean, towardMean: number, exclude?: string, pass?: FirstPass): Promise<Nearest | null> {
+    if (pass && pass.writes >= this.lastRemoval) return this.nearestFrom(centred, mean, towardMean, exclude, this.fromPass(centred, pass));
     const count = this.ids.length;
     if (count >= OFF_THREAD_MIN_ROWS) {
       const writes = this.writes;
@@ -117,8 +138,49 @@ export class CentroidRows {
     return this.nearestFrom(centred, mean, towardMean, exclude, null);
   }
 
+  /**
+   * First passes for several centred features in one message to the scan thread, for `nearest` to use in
+   * turn while the rows change between them (a batch placing its items one after another): one wait for
+   * the scan thread instead of one a feature, which behind the thread's other work (graph inserts,
+   * searches' scans) made placing 128 items take 0.1-0.5 s at 100k items, in the one step of an import
+   * that runs a batch at a time. Null below OFF_THREAD_MIN_ROWS rows or when the thread cannot answer.
+   */
+  async firstPasses(centreds: readonly Float32Array[]): Promise<FirstPass[] | null> {
+    const count = this.ids.length;
+    const d = this.dimensions;
+    if (count < OFF_THREAD_MIN_ROWS || centreds.length === 0) return null;
+    const queries = new Float32Array(centreds.length * d);
+    centreds.forEach((c, i) => queries.set(c, i * d));
+    const writes = this.writes;
+    const found = await topInnerProductsBatchOffThread(new Float32Array(this.data.buffer, 0, count * d), queries, d, Math.min(count, FIRST_WANT));
+    return found?.map((f, i) => ({ ...f, query: centreds[i]!, scannedRows: count, writes })) ?? null;
+  }
+
+  /**
+   * A pass's products as a first round for `centred`: the products of rows written since the pass (or added
+   * after it) are taken again here, exactly, and listed; a row the pass did not return is bounded by the
+   * last product it did (`floor`); `shift` (|centred - query|, the mean having moved since) widens every bound.
+   */
+  private fromPass(centred: Float32Array, pass: FirstPass): FirstRound {
+    const rows: number[] = [];
+    const products: number[] = [];
+    for (let j = 0; j < pass.rows.length; j++) {
+      const row = pass.rows[j]!;
+      if (this.writtenAt[row]! > pass.writes) continue;
+      rows.push(row);
+      products.push(pass.products[j]!);
+    }
+    for (let row = 0; row < this.ids.length; row++) {
+      if (row < pass.scannedRows && this.writtenAt[row]! <= pass.writes) continue;
+      rows.push(row);
+      products.push(this.rowDot(row, centred));
+    }
+    const floor = pass.rows.length < pass.scannedRows ? (pass.products[pass.rows.length - 1] ?? Number.POSITIVE_INFINITY) : Number.NEGATIVE_INFINITY;
+    return { rows, products, floor, shift: distance(centred, pass.query) };
+  }
+
   /** `nearest` on this thread, from the first pass's products when they were taken already (`first`). */
-  private nearestFrom(centred: Float32Array, mean: CentredMean, towardMean: number, exclude: string | undefined, first: TopProducts | null): Nearest | null {
+  private nearestFrom(centred: Float32Array, mean: CentredMean, towardMean: number, exclude: string | undefined, first: FirstRound | TopProducts | null): Nearest | null {
     const { data, norms, dimensions: d, ids } = this;
     const count = ids.length;
     if (count === 0) return null;
@@ -132,11 +194,13 @@ export class CentroidRows {
     // kernel's 1 - product; doubled, as for the search's centroid scan); c·m within |c|·|m - m₀| of c·m₀, so
     // |c - m|² lies in [low, high].
     let bestLower = Number.NEGATIVE_INFINITY;
+    // How far the products may be from those with `centred` (a pass taken with the feature centred on an earlier mean).
+    let shift = 0;
     // A row's bounds from `product`, within rounding of u·c or above it: sets `upper[row]`, and returns the
     // lower bound, which holds when `product` is the row's own.
     const bound = (row: number, product: number): number => {
       const n = norms[row]!;
-      const error = 2 * ((d + 4) * 2 ** -24 * n + 2 ** -22 * (1 + n)) + SLACK;
+      const error = 2 * ((d + 4) * 2 ** -24 * n + 2 ** -22 * (1 + n)) + SLACK + shift * n;
       const spread = 2 * n * moved + SLACK;
       const centre2 = n * n - 2 * towardBase[row]! + mean.norm2;
       const low = centre2 - spread;
@@ -158,11 +222,13 @@ export class CentroidRows {
     // full than were returned, it asks for four times as many.
     for (let want = Math.min(count, FIRST_WANT); ; want = Math.min(count, want * 4)) {
       // `first`, when given, is this first round's answer (the same `want`).
-      const { rows: order, products } = first ?? topInnerProducts(data.subarray(0, count * d), centred, d, want);
+      const round = first ?? topInnerProducts(data.subarray(0, count * d), centred, d, want);
+      const { rows: order, products } = round;
+      shift = (round as Partial<FirstRound>).shift ?? 0;
       first = null;
       bestLower = Number.NEGATIVE_INFINITY;
       if (order.length < count) {
-        const last = products[products.length - 1] ?? Number.POSITIVE_INFINITY;
+        const last = (round as Partial<FirstRound>).floor ?? products[products.length - 1] ?? Number.POSITIVE_INFINITY;
         for (let row = 0; row < count; row++) bound(row, last);
       }
       for (let j = 0; j < order.length; j++) {
@@ -219,12 +285,15 @@ export class CentroidRows {
     data.set(this.data);
     this.data = data;
     this.norms = resized(this.norms, capacity);
+    this.writtenAt = resized(this.writtenAt, capacity);
     this.towardBase = resized(this.towardBase, capacity);
     this.upper = new Float64Array(capacity);
   }
 }
 
 type TopProducts = { rows: number[]; products: number[] };
+/** A first round from a pass: rows not listed have products at most `floor` (within `shift` times their norm). */
+type FirstRound = TopProducts & { floor: number; shift: number };
 
 /** A longer copy of `array`, zero-filled past its end. */
 function resized<T extends Float32Array | Float64Array>(array: T, length: number): T {

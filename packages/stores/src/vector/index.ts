@@ -6,7 +6,7 @@ import type { VectorStore } from './types.js';
 export * from './types.js';
 export { createPgVectorStore, MEMORY_INDEX_MAX_CHUNKS, type PgVectorOptions, type PgVectorStore } from './pgvector.js';
 export { createQdrantVectorStore } from './qdrant.js';
-export { createMemoryIndex, sharedFloats, topInnerProducts, topInnerProductsOffThread, type MemoryIndex } from './memoryIndex.js';
+export { createMemoryIndex, sharedFloats, topInnerProducts, topInnerProductsBatchOffThread, topInnerProductsOffThread, type MemoryIndex } from './memoryIndex.js';
 export { CopyBinaryRows, float4Bytes, float4Hex, fromFloat4Hex } from './binary.js';
 
 /**

@@ -687,6 +687,24 @@ export async function topInnerProductsOffThread(data: Float32Array, query: Float
   return { rows: Array.from(found.rows), products: Array.from(found.distances, (d) => 1 - d) };
 }
 
+/**
+ * `topInnerProductsOffThread` for several queries (`queries` holds them row after row) in one message to the
+ * scan thread: the `want` best rows of each, in the queries' order. Null when the scan thread cannot answer
+ * (the caller scans per query instead).
+ */
+export async function topInnerProductsBatchOffThread(data: Float32Array, queries: Float32Array, dims: number, want: number): Promise<{ rows: number[]; products: number[] }[] | null> {
+  const rows = data.length / dims;
+  const count = Math.min(want, rows);
+  const n = queries.length / dims;
+  if (!(data.buffer instanceof SharedArrayBuffer) || data.byteOffset !== 0 || count === 0 || n < 1 || !Number.isInteger(n)) return null;
+  const found = await scanShared(data.buffer, rows, dims, queries, count).catch(() => null);
+  if (!found || found.rows.length !== n * count) return null;
+  return Array.from({ length: n }, (_, q) => ({
+    rows: Array.from(found.rows.subarray(q * count, (q + 1) * count)),
+    products: Array.from(found.distances.subarray(q * count, (q + 1) * count), (d) => 1 - d),
+  }));
+}
+
 /** The `want` best rows of a float32 matrix by inner product (usearch's native kernel), best first. */
 function scan(data: Float32Array, query: Float32Array, dims: number, want: number): { rows: number[]; distances: ArrayLike<number> } {
   const found = exactSearch(data, query, dims, want, MetricKind.IP, SCAN_THREADS) as Matches;

@@ -24,6 +24,7 @@ export interface ScanRequest {
   data: SharedArrayBuffer;
   rows: number;
   dims: number;
+  /** One query, or (float32, no `rescore`) several row after row: the reply then holds `count` rows for each, in order. */
   query: Int8Array | Float32Array;
   count: number;
   /**

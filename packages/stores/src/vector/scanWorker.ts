@@ -107,6 +107,14 @@ port.on('message', (m: ScanRequest | GraphRequest) => {
       return;
     }
     const rows = m.query instanceof Float32Array ? new Float32Array(m.data, 0, m.rows * m.dims) : new Int8Array(m.data, 0, m.rows * m.dims);
+    // Several float32 queries at once (`query` holds them row after row): `count` rows each, in order.
+    if (m.query.length > m.dims && m.query instanceof Float32Array) {
+      const batch = exactSearch(rows, m.query, m.dims, m.count, MetricKind.IP, 1) as Usearch.BatchMatches;
+      if (batch.counts.some((n) => Number(n) !== m.count)) throw new Error(`a batch scan found fewer than ${m.count} rows for a query`);
+      reply = { id: m.id, rows: Uint32Array.from(batch.keys, Number), distances: Float32Array.from(batch.distances) };
+      port.postMessage(reply);
+      return;
+    }
     const found = exactSearch(rows, m.query, m.dims, m.count, MetricKind.IP, 1) as Usearch.Matches;
     const best = Uint32Array.from(found.keys, Number);
     const fine = m.rescore && best.length > 0 ? scorer.rescore(new Int16Array(m.rescore.data), m.dims, best, m.rescore.query, m.rescore.want) : undefined;
