@@ -15,7 +15,7 @@ import {
   type Queryable,
   type SearchReadModel,
 } from '@engram/stores';
-import { centroidsFor, firstPasses, invalidateCentroids, nearestCluster, putCluster, similarityTo, workspaceMean, type WorkspaceCentroids } from './centroidCache.js';
+import { centroidsFor, firstPasses, invalidateCentroids, nearestCluster, putCluster, similarityTo, workspaceMean, type FirstPass, type WorkspaceCentroids } from './centroidCache.js';
 import { DEFAULT_FEATURE_SPACE, shiftMean, TOPICAL_CATEGORIES, topicFeature, type FeatureSpace, type TopicalEntity } from './features.js';
 import { toTopicalEntity, type EntityRow } from './itemTopics.js';
 import { itemLabels } from './labels.js';
@@ -142,6 +142,13 @@ function serialized<T>(db: object, workspaceId: string, run: () => Promise<T>): 
   return next;
 }
 
+/**
+ * Items whose first passes go to the scan thread in one request. One request for a whole batch (128 items
+ * over ~4,000 centroids at 100k items: tens of ms of scanning) held the searches' vector scans behind it: 16
+ * clients' p95 during an import rose 15% (bench/results/scale-2026-12-01-s48-account.md). Sixteen: a few ms.
+ */
+const PASS_CHUNK = 16;
+
 /** Items a batch plans between two turns of the event loop. */
 const PLAN_ITEMS_BETWEEN_YIELDS = 4;
 
@@ -175,16 +182,23 @@ async function planBatch(
     if (!state) return null;
     features.push(topicFeature(item.vector, item.entities ?? state.entities, space));
   }
-  // Every item's first pass over the centroids in one request to the scan thread, before the first is placed.
-  const passes = await firstPasses(cache, features);
+  // The items' first passes over the centroids, PASS_CHUNK to a request to the scan thread, the next
+  // chunk's asked for while this one's items are placed.
+  const passesFrom = (start: number) => firstPasses(cache, features.slice(start, start + PASS_CHUNK));
+  let next = passesFrom(0);
+  let passes: FirstPass[] | null = null;
   for (const [index, item] of items.entries()) {
+    if (index % PASS_CHUNK === 0) {
+      passes = await next;
+      if (index + PASS_CHUNK < items.length) next = passesFrom(index + PASS_CHUNK);
+    }
     // Each item scans every centroid (thousands at 100k items): the event loop answers between items.
     // A writer that moves the cache meanwhile makes the batch's compare-and-set fail, as before.
     if (index > 0 && index % PLAN_ITEMS_BETWEEN_YIELDS === 0) await new Promise((resolve) => setImmediate(resolve));
     const state = states.get(item.itemId)!;
     const entities = item.entities ?? state.entities;
     const feature = features[index]!;
-    const pass = passes?.[index];
+    const pass = passes?.[index % PASS_CHUNK];
     const mean = workspaceMean(cache);
     if (state.currentClusterId !== null) {
       const own = cache.clusters.get(state.currentClusterId);
