@@ -13,6 +13,13 @@ function vector(seed: number, dimensions: number): Float32Array {
   return out;
 }
 
+/** A unit vector in a narrow cone, as sentence embeddings are: `height` along the first `axes` axes, noise of `spread` elsewhere. */
+function inCone(seed: number, dimensions: number, axes: number, height: number, spread: number): Float32Array {
+  const v = vector(seed, dimensions).map((x, i) => (i < axes ? height : 0) + x * spread);
+  const length = norm(v);
+  return v.map((x) => x / length);
+}
+
 /** The nearest centroid the way it is defined: `centredCosine` against each, the first of equals kept. */
 function bruteForce(centroids: Map<string, Float32Array>, feature: Float32Array, sum: Float64Array, count: number, exclude?: string) {
   const mean = centredMean(sum, count);
@@ -68,11 +75,7 @@ describe('CentroidRows', () => {
     const sum = new Float64Array(d);
     let members = 0;
     // Features in a narrow cone, as sentence embeddings are: every centroid is close to the mean.
-    const feature = (seed: number): Float32Array => {
-      const v = vector(seed, d).map((x, i) => (i < 4 ? 3 : 0) + x * 0.6);
-      const length = norm(v);
-      return v.map((x) => x / length);
-    };
+    const feature = (seed: number): Float32Array => inCone(seed, d, 4, 3, 0.6);
     for (let q = 0; q < 600; q++) {
       const f = feature(q + 11);
       const mean = centredMean(sum, members);
@@ -213,12 +216,8 @@ describe('CentroidRows', () => {
     const counts = new Map<string, number>();
     const sum = new Float64Array(d);
     let members = 0;
-    // A narrow cone, as sentence embeddings are: many rows are close, and the mean moves each placement.
-    const feature = (seed: number): Float32Array => {
-      const v = vector(seed, d).map((x, i) => (i < 3 ? 2 : 0) + x * 0.8);
-      const length = norm(v);
-      return v.map((x) => x / length);
-    };
+    // A narrow cone: many rows are close, and the mean moves each placement.
+    const feature = (seed: number): Float32Array => inCone(seed, d, 3, 2, 0.8);
     for (let k = 0; k < OFF_THREAD_MIN_ROWS + 200; k++) {
       const c = feature(k + 5);
       add(`c${k}`, c);

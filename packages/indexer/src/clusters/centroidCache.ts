@@ -1,5 +1,5 @@
 import { listClusterCentroids, type Queryable, type SearchReadModel } from '@engram/stores';
-import { CentroidRows, type FirstPass, type Nearest } from './centroidRows.js';
+import { CentroidRows, OFF_THREAD_MIN_ROWS, type FirstPass, type Nearest } from './centroidRows.js';
 import { centre, centredCosine, centredMean, dot, norm, type CentredMean } from './features.js';
 import { countItems } from './itemTopics.js';
 
@@ -99,7 +99,9 @@ export function nearestCluster(cache: WorkspaceCentroids, feature: Float32Array,
 }
 
 /** First passes of `nearestCluster` for several features at once (null when the rows are few: see `CentroidRows.firstPasses`). */
-export function firstPasses(cache: WorkspaceCentroids, features: readonly Float32Array[]): Promise<FirstPass[] | null> {
+export async function firstPasses(cache: WorkspaceCentroids, features: readonly Float32Array[]): Promise<FirstPass[] | null> {
+  // Few rows scan on this thread, in `nearest`: the features are not centred for nothing.
+  if (cache.rows.size < OFF_THREAD_MIN_ROWS) return null;
   const mean = workspaceMean(cache);
   return cache.rows.firstPasses(features.map((f) => centre(f, mean)));
 }

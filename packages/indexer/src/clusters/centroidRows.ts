@@ -142,7 +142,7 @@ export class CentroidRows {
    * First passes for several centred features in one message to the scan thread, for `nearest` to use in
    * turn while the rows change between them (a batch placing its items one after another): one wait for
    * the scan thread instead of one a feature, which behind the thread's other work (graph inserts,
-   * searches' scans) made placing 128 items take 0.1-0.5 s at 100k items, in the one step of an import
+   * searches' scans) made placing 128 items take 0.1-0.6 s at 100k items, in the one step of an import
    * that runs a batch at a time. Null below OFF_THREAD_MIN_ROWS rows or when the thread cannot answer.
    */
   async firstPasses(centreds: readonly Float32Array[]): Promise<FirstPass[] | null> {
