@@ -2,7 +2,7 @@ export * from './db.js';
 export { DataDirInUseError } from './pglite/dirLock.js';
 export { BACKGROUND_NICE, backgroundNiceValue, lowerThreadPriority, replyingThread, reportWasmBytes, setBackgroundNice, spawnModuleWorker, threadMemory, type ReplyingThread, type ThreadMemory } from './threads.js';
 export { changesSince, consistentReads, feedStart, tableChanges, type FeedPosition } from './changeFeed.js';
-export { readCommitted, runInBackground, runInteractive } from './pglite/thread.js';
+export { readCommitted, runInBackground, runInteractive, runUrgent } from './pglite/thread.js';
 export * from './crypto.js';
 export { migrate, migrations, pendingMigrations, type Migration } from './migrations/index.js';
 export * from './repositories/workspaces.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, readCommitted, runInteractive, threadMemory, type Db } from '../src/index.js';
+import { openDatabase, readCommitted, runInteractive, runUrgent, threadMemory, type Db } from '../src/index.js';
 
 /**
  * PGlite in its worker thread (`PGLITE_THREAD=true`) behaves as PGlite on this thread did: errors keep
@@ -93,6 +93,28 @@ describe('PGlite in a worker thread', () => {
     await write;
     const rows = await db.query<{ id: number }>('SELECT id FROM t WHERE id >= 8 ORDER BY id');
     expect(rows.rows.map((r) => r.id)).toEqual([9]);
+  });
+
+  it("runs statements queued behind a transaction by priority: an API request's, then urgent background work's, then other background work's", async () => {
+    await db.exec('CREATE TABLE queued (seq serial PRIMARY KEY, note text)');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const tx = db.transaction(async (t) => {
+      await t.query("INSERT INTO queued (note) VALUES ('transaction')", []);
+      await held;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const insert = (note: string) => db.query('INSERT INTO queued (note) VALUES ($1)', [note]);
+    // Queued in the opposite order to their priority, each while the transaction holds the connection.
+    const background = insert('background');
+    const urgent = runUrgent(() => db.transaction((t) => t.query('INSERT INTO queued (note) VALUES ($1)', ['urgent transaction'])));
+    const urgentStatement = runUrgent(() => insert('urgent statement'));
+    const request = runInteractive(() => insert('request'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    await Promise.all([tx, background, urgent, urgentStatement, request]);
+    const order = await db.query<{ note: string }>('SELECT note FROM queued ORDER BY seq');
+    expect(order.rows.map((r) => r.note)).toEqual(['transaction', 'request', 'urgent transaction', 'urgent statement', 'background']);
   });
 
   it('keeps this event loop turning while a long statement runs', async () => {

@@ -16,6 +16,22 @@ type Pending = { resolve: (reply: Extract<PgliteReply, { ok: boolean }>) => void
 type Body<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 const interactiveContext = new AsyncLocalStorage<{ committedOnly: boolean }>();
+const urgentContext = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `fn` as background work that other background work waits for (the one step of an import that
+ * runs a batch at a time): its statements go before other background statements waiting, after API
+ * requests'. Inside an API request it changes nothing.
+ */
+export function runUrgent<T>(fn: () => T): T {
+  return urgentContext.run(true, fn);
+}
+
+/** How a statement or transaction begun now is queued: an API request's, urgent background work's, or plain background work's. */
+function priority(): { interactive?: true; urgent?: true } {
+  if (interactiveContext.getStore()) return { interactive: true };
+  return urgentContext.getStore() ? { urgent: true } : {};
+}
 
 /**
  * Runs `fn` as work someone waits for (an API request): its statements go before background jobs'
@@ -113,7 +129,7 @@ export async function startPgliteThread(dir: string, options: { logSlowMs?: numb
   return {
     query: async <R>(sql: string, params: readonly unknown[]) => {
       const store = interactiveContext.getStore();
-      return result<R>(await ask({ op: 'query', sql, params: [...params], ...(store ? { interactive: true, ...(store.committedOnly ? {} : { shareTx: true }) } : {}) }));
+      return result<R>(await ask({ op: 'query', sql, params: [...params], ...priority(), ...(store && !store.committedOnly ? { shareTx: true } : {}) }));
     },
     copyFrom: async (table, columns, rows) => {
       result(await copy(table, columns, rows));
@@ -123,7 +139,7 @@ export async function startPgliteThread(dir: string, options: { logSlowMs?: numb
     },
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const tx = nextTx++;
-      const settled = ask({ op: 'begin', tx, ...(interactiveContext.getStore() ? { interactive: true } : {}) });
+      const settled = ask({ op: 'begin', tx, ...priority() });
       let value: T;
       try {
         value = await fn({

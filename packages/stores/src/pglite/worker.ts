@@ -109,8 +109,11 @@ async function main(): Promise<void> {
 
   // One statement (or one whole transaction) at a time, in order, except that a plain read waiting to
   // run goes before writes that wait: a search's read waits for the statement or transaction running,
-  // never for an import's queue of writes behind it.
+  // never for an import's queue of writes behind it. Urgent background work (`runUrgent`: the step of an
+  // import that runs one batch at a time, which every other batch waits for) goes before other
+  // background work, after API requests.
   const interactive: PgliteRequest[] = [];
+  const urgent: PgliteRequest[] = [];
   const reads: PgliteRequest[] = [];
   const others: PgliteRequest[] = [];
   let busy = false;
@@ -161,11 +164,14 @@ async function main(): Promise<void> {
   let interactiveInARow = 0;
   const pump = (): void => {
     if (busy) return;
-    const background = reads.length + others.length > 0;
+    const background = urgent.length + reads.length + others.length > 0;
     let next: PgliteRequest | undefined;
     if (interactive.length > 0 && (!background || interactiveInARow < INTERACTIVE_AHEAD)) {
       next = interactive.shift();
       interactiveInARow++;
+    } else if (urgent.length > 0) {
+      interactiveInARow = 0;
+      next = urgent.shift();
     } else {
       interactiveInARow = 0;
       const takeWrite = others.length > 0 && (reads.length === 0 || readsInARow >= READS_AHEAD);
@@ -202,6 +208,7 @@ async function main(): Promise<void> {
     // A transaction's statements may arrive before it starts: they wait in its state.
     if (m.op === 'begin') open.set(m.tx, { pending: [], shared: [], wake: null, running: false });
     if ((m.op === 'query' || m.op === 'begin') && m.interactive) interactive.push(m);
+    else if ((m.op === 'query' || m.op === 'begin') && m.urgent) urgent.push(m);
     else (m.op === 'query' && isReadOnlySql(m.sql) ? reads : others).push(m);
     pump();
   });
