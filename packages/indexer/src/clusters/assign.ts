@@ -6,6 +6,7 @@ import {
   newId,
   readItemClusterState,
   readItemClusterStates,
+  runUrgent,
   upsertClusterMember,
   writeClusterBatch,
   writeClusterCentroid,
@@ -87,13 +88,15 @@ export async function assignClusters(db: Db, workspaceId: string, items: readonl
   if (!first) return [];
   const unique = new Set(items.map((i) => i.itemId));
   if (unique.size !== items.length) return sequential(db, workspaceId, items, options);
+  // Every other batch of the workspace waits for this one's turn: its statements go before other
+  // background work in the embedded database's queue (`runUrgent`).
   // What the items need about themselves is read before the workspace's turn, while other batches hold it:
   // nothing another batch does changes it (a redelivery of the same item meanwhile loses at the write).
-  const ownStates = readItemClusterStates(db, workspaceId, [...unique], TOPICAL_CATEGORIES);
+  const ownStates = runUrgent(() => readItemClusterStates(db, workspaceId, [...unique], TOPICAL_CATEGORIES));
   ownStates.catch(() => undefined);
   // One batch of a workspace at a time in this process: a batch plans against the cached centroids and
   // updates them before it commits, so a second one planning meanwhile would only lose its race.
-  return serialized(db, workspaceId, async () => {
+  return serialized(db, workspaceId, () => runUrgent(async () => {
     const space = options.space ?? DEFAULT_FEATURE_SPACE;
     const dimensions = first.vector.length + space.entityDimensions;
     const cache = await centroidsFor(db, workspaceId, dimensions, { ttlMs: options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS, itemCounts: options.itemCounts });
@@ -117,7 +120,7 @@ export async function assignClusters(db: Db, workspaceId: string, items: readonl
       out.push(plan.placed.get(index) ?? (await assignOne(db, { workspaceId, ...item, options })));
     }
     return out;
-  });
+  }));
 }
 
 /** The one-by-one path. */
@@ -149,8 +152,13 @@ function serialized<T>(db: object, workspaceId: string, run: () => Promise<T>): 
  */
 const PASS_CHUNK = 16;
 
-/** Items a batch plans between two turns of the event loop. */
-const PLAN_ITEMS_BETWEEN_YIELDS = 4;
+/**
+ * Longest a batch's plan holds the event loop between two turns of it, in ms. A turn every four items
+ * (each scanned every centroid here, before the first passes went to the scan thread) let other work in
+ * 32 times a batch: 123 ms of a 265 ms plan at 100k items, in the one step of an import that runs a batch
+ * at a time (bench/results/scale-2026-12-02-s49-account.md).
+ */
+const PLAN_SLICE_MS = 4;
 
 interface BatchPlan {
   write: ClusterBatch;
@@ -187,14 +195,19 @@ async function planBatch(
   const passesFrom = (start: number) => firstPasses(cache, features.slice(start, start + PASS_CHUNK));
   let next = passesFrom(0);
   let passes: FirstPass[] | null = null;
+  let lastTurn = performance.now();
   for (const [index, item] of items.entries()) {
     if (index % PASS_CHUNK === 0) {
       passes = await next;
+      lastTurn = performance.now();
       if (index + PASS_CHUNK < items.length) next = passesFrom(index + PASS_CHUNK);
     }
-    // Each item scans every centroid (thousands at 100k items): the event loop answers between items.
-    // A writer that moves the cache meanwhile makes the batch's compare-and-set fail, as before.
-    if (index > 0 && index % PLAN_ITEMS_BETWEEN_YIELDS === 0) await new Promise((resolve) => setImmediate(resolve));
+    // The event loop answers between items once PLAN_SLICE_MS have gone. A writer that moves the cache
+    // meanwhile makes the batch's compare-and-set fail, as before.
+    if (performance.now() - lastTurn >= PLAN_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      lastTurn = performance.now();
+    }
     const state = states.get(item.itemId)!;
     const entities = item.entities ?? state.entities;
     const feature = features[index]!;
