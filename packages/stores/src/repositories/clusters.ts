@@ -24,7 +24,13 @@ const nextVersion = (table = 'clusters'): string => `greatest(clock_timestamp(),
  * they replaced were (migration 013 converts those exactly), so a centroid means the same whichever
  * way it was written.
  */
-export const centroidHex = (centroid: ArrayLike<number>): string => float4Hex(Array.from(centroid, (x) => Math.round(x * 1e5) / 1e5));
+export function centroidHex(centroid: ArrayLike<number>): string {
+  // A loop, not `Array.from(centroid, ...)`: that walks a typed array through its iterator, an object a value
+  // (7% of what an import allocated on the event loop at 100k items).
+  const rounded = new Float64Array(centroid.length);
+  for (let i = 0; i < centroid.length; i++) rounded[i] = Math.round(centroid[i]! * 1e5) / 1e5;
+  return float4Hex(rounded);
+}
 
 /** A centroid read as `encode(centroid, 'hex')`; null when there is none. */
 export const parseCentroid = (hex: string | null | undefined): Float32Array | null => {
