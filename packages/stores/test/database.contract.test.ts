@@ -21,6 +21,7 @@ import {
   recordWebhookDelivery,
   refreshPlannerStats,
   refreshPlannerStatsByTable,
+  replaceItemsEntities,
   replaceLexicalIndex,
   resolveApiKey,
   revokeApiKey,
@@ -340,10 +341,49 @@ describe('migration 015: import progress kept on the import', () => {
       const staged = await stageEvents(db, { workspaceId: ws, importId, events: [event(1), event(2), event(3)] });
       await linkImportEvents(db, importId, staged.ids);
       await markEvents(db, [{ id: staged.ids[0]!, status: 'indexed' }, { id: staged.ids[1]!, status: 'failed', error: 'no' }]);
-      expect(await migrate(db)).toEqual(['015_import_progress']);
+      expect(await migrate(db, migrations.filter((m) => m.id < '016'))).toEqual(['015_import_progress']);
       expect(await getImportProgress(db, importId)).toMatchObject({ events: 3, indexed: 1, failed: 1, pending: 1 });
       await markEvents(db, [{ id: staged.ids[2]!, status: 'indexed' }]);
       expect(await getImportProgress(db, importId)).toMatchObject({ events: 3, indexed: 2, failed: 1, pending: 0 });
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('migration 016: entity mentions indexed by entity alone', () => {
+  it('keeps the mentions written before it, finds them by entity, and an item written again still has each mention once', async () => {
+    const db = await openDatabase('pglite://memory');
+    try {
+      await migrate(db, migrations.filter((m) => m.id < '016'));
+      const ws = await testWorkspace(db);
+      const item = (n: number): ItemRow => ({
+        id: `obs_m16_${n}`, workspaceId: ws, connectionId: null, source: 'github', type: 'pull_request', externalId: `pr:${n}`, url: `https://x/${n}`,
+        title: `Item ${n}`, content: `Item ${n}`, snippet: '', container: null, state: null, labels: [], files: [],
+        actorNames: [], metadata: {}, occurredAt: '2026-01-01T00:00:00Z', sourceUpdatedAt: '2026-01-01T00:00:00Z', contentHash: `h${n}`,
+      });
+      const write = (keys: string[][]) =>
+        db.transaction(async (tx) => {
+          for (let n = 0; n < keys.length; n++) await upsertItem(tx, item(n), { title: `item ${n}`, body: '', other: '', length: 2 });
+          await replaceItemsEntities(tx, ws, keys.map((k, n) => ({ itemId: item(n).id, entities: k.map((key) => ({ category: 'keyword', key, confidence: 0.5 })) })));
+        });
+      await write([['yaml', 'css'], ['yaml']]);
+      expect(await migrate(db)).toEqual(['016_entity_mentions_by_entity']);
+      const byEntity = async (key: string) =>
+        (
+          await db.query<{ item_id: string }>(
+            "SELECT m.item_id FROM entity_mentions m JOIN entities e ON e.id = m.entity_id WHERE e.workspace_id = $1 AND e.key = $2 ORDER BY m.item_id",
+            [ws, key],
+          )
+        ).rows.map((r) => r.item_id);
+      expect(await byEntity('yaml')).toEqual(['obs_m16_0', 'obs_m16_1']);
+      expect(await byEntity('css')).toEqual(['obs_m16_0']);
+      // Written again, naming an entity twice: each (entity, item) is still one row.
+      await write([['yaml', 'yaml', 'json'], ['yaml']]);
+      expect(await byEntity('yaml')).toEqual(['obs_m16_0', 'obs_m16_1']);
+      expect(await byEntity('css')).toEqual([]);
+      expect(await byEntity('json')).toEqual(['obs_m16_0']);
+      expect(Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM entity_mentions')).rows[0]!.n)).toBe(3);
     } finally {
       await db.close();
     }

@@ -14,6 +14,7 @@ import { m012EmbeddingCacheBytes } from './m012_embedding_cache_bytes.js';
 import { m013CentroidBytes } from './m013_centroid_bytes.js';
 import { m014ChangeXids } from './m014_change_xids.js';
 import { m015ImportProgress } from './m015_import_progress.js';
+import { m016EntityMentionsByEntity } from './m016_entity_mentions_by_entity.js';
 
 export interface Migration {
   id: string;
@@ -37,6 +38,7 @@ export const migrations: Migration[] = [
   { id: '013_centroid_bytes', sql: m013CentroidBytes },
   { id: '014_change_xids', sql: m014ChangeXids },
   { id: '015_import_progress', sql: m015ImportProgress },
+  { id: '016_entity_mentions_by_entity', sql: m016EntityMentionsByEntity },
 ];
 
 /**

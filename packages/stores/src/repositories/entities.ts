@@ -85,7 +85,7 @@ export async function replaceItemsEntities(tx: Queryable, workspaceId: string, i
       if (id !== undefined) mentions.push({ entity: id, item: itemId, confidence: e.confidence });
     }
   }
-  // In the primary key's order, a slice at a time: each statement then holds the connection for a bounded
+  // In the entity index's order, a slice at a time: each statement then holds the connection for a bounded
   // time (a batch's 2,600 mentions into a 100k-item index took up to 1.5 s in one statement on an idle
   // embedded database, 4.4 s under 16 searching clients, while their page reads waited for it).
   mentions.sort((a, b) => byNumber(a.entity, b.entity) || (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
