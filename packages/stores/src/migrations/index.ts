@@ -15,6 +15,7 @@ import { m013CentroidBytes } from './m013_centroid_bytes.js';
 import { m014ChangeXids } from './m014_change_xids.js';
 import { m015ImportProgress } from './m015_import_progress.js';
 import { m016EntityMentionsByEntity } from './m016_entity_mentions_by_entity.js';
+import { m017ItemRefsReferenceKey } from './m017_item_refs_reference_key.js';
 
 export interface Migration {
   id: string;
@@ -39,6 +40,7 @@ export const migrations: Migration[] = [
   { id: '014_change_xids', sql: m014ChangeXids },
   { id: '015_import_progress', sql: m015ImportProgress },
   { id: '016_entity_mentions_by_entity', sql: m016EntityMentionsByEntity },
+  { id: '017_item_refs_reference_key', sql: m017ItemRefsReferenceKey },
 ];
 
 /**
