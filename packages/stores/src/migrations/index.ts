@@ -44,6 +44,14 @@ export const migrations: Migration[] = [
 ];
 
 /**
+ * The sort memory of a migration on the embedded database. Its WebAssembly heap never shrinks, and an index
+ * a migration builds over an existing table sorts in up to `maintenance_work_mem` (64 MB by default): on a
+ * 100k-item index, migrations 016 and 017 grew the heap from 189 to 272 MB for the life of the process, where
+ * with 8 MB they sort through temporary files and leave it at 189 MB (2.0 -> 2.2 s).
+ */
+const EMBEDDED_MIGRATION_SORT_MEMORY = '8MB';
+
+/**
  * Applies pending migrations in order, each in its own transaction, under the database's schema lock
  * (`Db.withSchemaLock`): processes that start together (api and workers on a fresh database) take turns,
  * and each one after the first finds the migrations recorded and applies nothing.
@@ -56,6 +64,7 @@ export async function migrate(db: Db, list: Migration[] = migrations): Promise<s
     for (const m of list) {
       if (done.has(m.id)) continue;
       await locked.transaction(async (tx) => {
+        if (db.kind === 'pglite') await tx.query(`SET LOCAL maintenance_work_mem = '${EMBEDDED_MIGRATION_SORT_MEMORY}'`);
         for (const stmt of splitStatements(m.sql)) await tx.query(stmt);
         await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [m.id]);
       });
