@@ -16,6 +16,7 @@ import { m014ChangeXids } from './m014_change_xids.js';
 import { m015ImportProgress } from './m015_import_progress.js';
 import { m016EntityMentionsByEntity } from './m016_entity_mentions_by_entity.js';
 import { m017ItemRefsReferenceKey } from './m017_item_refs_reference_key.js';
+import { m018CentroidsInline } from './m018_centroids_inline.js';
 
 export interface Migration {
   id: string;
@@ -41,6 +42,7 @@ export const migrations: Migration[] = [
   { id: '015_import_progress', sql: m015ImportProgress },
   { id: '016_entity_mentions_by_entity', sql: m016EntityMentionsByEntity },
   { id: '017_item_refs_reference_key', sql: m017ItemRefsReferenceKey },
+  { id: '018_centroids_inline', sql: m018CentroidsInline },
 ];
 
 /**
