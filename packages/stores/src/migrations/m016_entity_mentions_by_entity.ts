@@ -9,7 +9,7 @@
  * block reads for 72,350 mentions in a 4,000-item import). On one column PostgreSQL stores an entity's
  * rows as one posting list of row pointers (B-tree deduplication): 16 MB for the same rows, new rows at
  * the end of their entity's list. In the same import the embedded database's file writes fell from 1,019
- * to 577 MB and its reads from 1,077 to 700 MB (`bench/results/scale-2026-12-02-s51-account.md`).
+ * to 579 MB and its reads from 1,077 to 700 MB (`bench/results/scale-2026-12-02-s51-account.md`).
  */
 export const m016EntityMentionsByEntity = `
 CREATE INDEX entity_mentions_entity ON entity_mentions (entity_id);
