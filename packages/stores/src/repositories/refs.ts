@@ -43,6 +43,9 @@ interface KeyRow {
   confidence: number;
 }
 
+/** `item_refs` rows (as `r`) with their items' types and times: a `KeyRow` each. */
+const SELECT_KEY_ROWS = 'SELECT r.item_id, i.type, i.occurred_at, r.key, r.relation, r.confidence FROM item_refs r JOIN items i ON i.id = r.item_id';
+
 const toKeyMatch = (r: KeyRow): KeyMatch => ({
   itemId: r.item_id,
   itemType: r.type,
@@ -62,8 +65,7 @@ export async function findKeyMatches(
 ): Promise<KeyMatch[]> {
   if (input.keys.length === 0) return [];
   const res = await db.query<KeyRow>(
-    `SELECT r.item_id, i.type, i.occurred_at, r.key, r.relation, r.confidence
-     FROM item_refs r JOIN items i ON i.id = r.item_id
+    `${SELECT_KEY_ROWS}
      WHERE r.workspace_id = $1 AND r.key = ANY($2::text[]) AND r.item_id <> $3
        AND (CASE WHEN $4::text[] IS NULL THEN r.relation <> $5 ELSE r.relation = ANY($4::text[]) END)`,
     [input.workspaceId, [...new Set(input.keys)], input.excludeItemId, input.relations, IDENTITY_RELATION],
@@ -101,11 +103,10 @@ export async function replaceItemsRefs(tx: Queryable, workspaceId: string, items
  */
 export async function findKeyRows(db: Queryable, workspaceId: string, keys: { anyRelation: readonly string[]; referencesOnly: readonly string[] }): Promise<KeyMatch[]> {
   if (keys.anyRelation.length === 0 && keys.referencesOnly.length === 0) return [];
-  const columns = 'r.item_id, i.type, i.occurred_at, r.key, r.relation, r.confidence FROM item_refs r JOIN items i ON i.id = r.item_id';
   const res = await db.query<KeyRow>(
-    `SELECT ${columns} WHERE r.workspace_id = $1 AND r.key = ANY($2::text[])
+    `${SELECT_KEY_ROWS} WHERE r.workspace_id = $1 AND r.key = ANY($2::text[])
      UNION ALL
-     SELECT ${columns} WHERE r.workspace_id = $1 AND r.key = ANY($3::text[]) AND r.relation <> '${IDENTITY_RELATION}' AND r.key <> ALL($2::text[])`,
+     ${SELECT_KEY_ROWS} WHERE r.workspace_id = $1 AND r.key = ANY($3::text[]) AND r.relation <> '${IDENTITY_RELATION}' AND r.key <> ALL($2::text[])`,
     [workspaceId, keys.anyRelation, keys.referencesOnly],
   );
   return res.rows.map(toKeyMatch);
