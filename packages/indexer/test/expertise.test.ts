@@ -67,6 +67,12 @@ describe('refreshExpertise', () => {
     expect(await read.loaded()).toBe(true);
     expect(await refreshExpertise(db, ws, undefined, { read })).toBe(3);
     expect(await Promise.all(people.map((login) => actor(ws, login)))).toEqual(fromSql);
+
+    // Read two items at a time (a pass over prolific authors reads their history in pages): the same
+    // domains and scores, a person's items spread over several reads.
+    await db.query('UPDATE actors SET expertise = $2, expertise_domains = $3, item_count = 0 WHERE workspace_id = $1', [ws, JSON.stringify([]), []]);
+    expect(await refreshExpertise(db, ws, undefined, { read, itemsPerRead: 2 })).toBe(3);
+    expect(await Promise.all(people.map((login) => actor(ws, login)))).toEqual(fromSql);
     await read.close();
   });
 

@@ -113,7 +113,12 @@ export async function refreshExpertise(
   db: Queryable,
   workspaceId: string,
   actorIds?: string[],
-  options: { itemCount?: number; read?: Pick<SearchReadModel, 'itemMentions' | 'stats' | 'rolesOfActors' | 'actorItemCounts'> } = {},
+  options: {
+    itemCount?: number;
+    read?: Pick<SearchReadModel, 'itemMentions' | 'stats' | 'rolesOfActors' | 'actorItemCounts'>;
+    /** Items whose entities and cluster keywords are read (and held) at a time (default ITEMS_PAGE). */
+    itemsPerRead?: number;
+  } = {},
 ): Promise<number> {
   const actors = await loadExpertiseActors(db, workspaceId, actorIds);
   if (actors.length === 0) return 0;
@@ -137,43 +142,60 @@ export async function refreshExpertise(
     items.set(r.itemId, { weight: Math.max(before.weight, weight), authored: before.authored || weight === 1 });
     involvement.set(r.actorId, items);
   }
-  const itemIds = [...new Set(roles.map((r) => r.itemId))];
   const itemCount = options.itemCount ?? (await countItems(options.read ?? db, workspaceId));
-  const entities = await loadTopicalEntities(options.read ?? db, workspaceId, itemIds, itemCount);
-  const clusters = new Map(
-    (await loadClusterKeywordsOfItems(db, itemIds, MIN_TOPIC_CLUSTER)).map((c) => [c.itemId, { keywords: c.keywords, idf: inverseDocumentFrequency(itemCount, c.memberCount) }]),
-  );
-  const domainsOf = new Map<string, ItemDomain[]>();
-  for (const [i, id] of itemIds.entries()) {
-    if (i > 0 && i % ITEMS_BETWEEN_YIELDS === 0) await yieldToLoop();
-    domainsOf.set(id, itemDomains(entities.get(id) ?? [], clusters.get(id), itemCount));
+  // Each item's people, with how each took part, so that an item's domains go to all of them at once.
+  const peopleOf = new Map<string, { actorId: string; weight: number }[]>();
+  for (const [actorId, items] of involvement) {
+    for (const [itemId, { weight }] of items) {
+      const list = peopleOf.get(itemId);
+      if (list) list.push({ actorId, weight });
+      else peopleOf.set(itemId, [{ actorId, weight }]);
+    }
+  }
+  const itemIds = [...peopleOf.keys()];
+  // Each person's domains, summed over their items. Items are read and turned into domains a page at a
+  // time, and a page's entities and domains are dropped once added: a pass over prolific authors at the
+  // end of an import read tens of thousands of items' entities, and holding them all (with each item's
+  // domains) grew the event loop's heap by ~170 MB at 100k items under 16 searching clients.
+  const scoresOf = new Map<string, Map<string, { entry: ExpertiseEntry; support: number }>>();
+  let scored = 0;
+  const perRead = Math.max(1, Math.floor(options.itemsPerRead ?? ITEMS_PAGE));
+  for (let start = 0; start < itemIds.length; start += perRead) {
+    const page = itemIds.slice(start, start + perRead);
+    const entities = await loadTopicalEntities(options.read ?? db, workspaceId, page, itemCount);
+    const clusters = new Map(
+      (await loadClusterKeywordsOfItems(db, page, MIN_TOPIC_CLUSTER)).map((c) => [c.itemId, { keywords: c.keywords, idf: inverseDocumentFrequency(itemCount, c.memberCount) }]),
+    );
+    for (const id of page) {
+      const domains = itemDomains(entities.get(id) ?? [], clusters.get(id), itemCount);
+      for (const { actorId, weight } of peopleOf.get(id)!) {
+        // Within a person's items too: a prolific author's thousands of items were one run of the loop.
+        if (++scored >= ITEMS_BETWEEN_YIELDS) {
+          scored = 0;
+          await yieldToLoop();
+        }
+        let scores = scoresOf.get(actorId);
+        if (!scores) scoresOf.set(actorId, (scores = new Map()));
+        // An item about twenty areas must not outweigh a few focused ones.
+        const share = weight / Math.sqrt(Math.max(1, domains.length));
+        for (const d of domains) {
+          const slot = scores.get(d.key) ?? { entry: { domain: d.key, kind: d.kind, score: 0 }, support: 0 };
+          slot.entry.score += share * d.weight * d.idf;
+          slot.support += 1;
+          scores.set(d.key, slot);
+        }
+      }
+    }
   }
 
   const updates: ActorExpertiseUpdate[] = [];
-  let scored = 0;
   for (const actor of actors) {
     if (bots.has(actor.id)) {
       updates.push({ id: actor.id, expertise: [], domains: [], itemCount: botItems.get(actor.id) ?? 0 });
       continue;
     }
     const items = involvement.get(actor.id) ?? new Map<string, { weight: number; authored: boolean }>();
-    const scores = new Map<string, { entry: ExpertiseEntry; support: number }>();
-    for (const [itemId, { weight }] of items) {
-      // Within a person's items too: a prolific author's thousands of items were one run of the loop.
-      if (++scored >= ITEMS_BETWEEN_YIELDS) {
-        scored = 0;
-        await yieldToLoop();
-      }
-      const domains = domainsOf.get(itemId) ?? [];
-      // An item about twenty areas must not outweigh a few focused ones.
-      const share = weight / Math.sqrt(Math.max(1, domains.length));
-      for (const d of domains) {
-        const slot = scores.get(d.key) ?? { entry: { domain: d.key, kind: d.kind, score: 0 }, support: 0 };
-        slot.entry.score += share * d.weight * d.idf;
-        slot.support += 1;
-        scores.set(d.key, slot);
-      }
-    }
+    const scores = scoresOf.get(actor.id) ?? new Map<string, { entry: ExpertiseEntry; support: number }>();
     const supported = [...scores.values()].filter((s) => !NEEDS_SUPPORT.has(s.entry.kind) || s.support >= 2).map((s) => s.entry);
     let expertise = rank(supported);
     if (expertise.length === 0 && [...items.values()].some((i) => i.authored)) expertise = await fallback(db, [...items.keys()]);
@@ -190,6 +212,8 @@ export async function refreshExpertise(
  * section 9).
  */
 const ITEMS_BETWEEN_YIELDS = 500;
+/** Items whose entities and cluster keywords one step of a pass reads (and holds) at a time. */
+const ITEMS_PAGE = 2_000;
 
 function rank(entries: readonly ExpertiseEntry[]): ExpertiseEntry[] {
   const list = entries.filter((e) => e.score > 0).sort((a, b) => b.score - a.score || a.domain.localeCompare(b.domain));
