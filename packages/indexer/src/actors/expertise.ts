@@ -143,13 +143,16 @@ export async function refreshExpertise(
     involvement.set(r.actorId, items);
   }
   const itemCount = options.itemCount ?? (await countItems(options.read ?? db, workspaceId));
-  // Each item's people, with how each took part, so that an item's domains go to all of them at once.
-  const peopleOf = new Map<string, { actorId: string; weight: number }[]>();
+  // Each item's people, with how each took part and where the item stands among the person's own items,
+  // so that an item's domains go to all of them at once.
+  const peopleOf = new Map<string, { actorId: string; weight: number; rank: number }[]>();
   for (const [actorId, items] of involvement) {
+    let rank = 0;
     for (const [itemId, { weight }] of items) {
+      const person = { actorId, weight, rank: rank++ };
       const list = peopleOf.get(itemId);
-      if (list) list.push({ actorId, weight });
-      else peopleOf.set(itemId, [{ actorId, weight }]);
+      if (list) list.push(person);
+      else peopleOf.set(itemId, [person]);
     }
   }
   const itemIds = [...peopleOf.keys()];
@@ -157,7 +160,9 @@ export async function refreshExpertise(
   // time, and a page's entities and domains are dropped once added: a pass over prolific authors at the
   // end of an import read tens of thousands of items' entities, and holding them all (with each item's
   // domains) grew the event loop's heap by ~170 MB at 100k items under 16 searching clients.
-  const scoresOf = new Map<string, Map<string, { entry: ExpertiseEntry; support: number }>>();
+  // A domain's kind is the one its person's first item gave it (an area before a keyword of the same name, say),
+  // as when each person's items were read in their own order: `first` is that item's rank.
+  const scoresOf = new Map<string, Map<string, { entry: ExpertiseEntry; support: number; first: number }>>();
   let scored = 0;
   const perRead = Math.max(1, Math.floor(options.itemsPerRead ?? ITEMS_PAGE));
   for (let start = 0; start < itemIds.length; start += perRead) {
@@ -168,7 +173,7 @@ export async function refreshExpertise(
     );
     for (const id of page) {
       const domains = itemDomains(entities.get(id) ?? [], clusters.get(id), itemCount);
-      for (const { actorId, weight } of peopleOf.get(id)!) {
+      for (const { actorId, weight, rank } of peopleOf.get(id)!) {
         // Within a person's items too: a prolific author's thousands of items were one run of the loop.
         if (++scored >= ITEMS_BETWEEN_YIELDS) {
           scored = 0;
@@ -179,10 +184,14 @@ export async function refreshExpertise(
         // An item about twenty areas must not outweigh a few focused ones.
         const share = weight / Math.sqrt(Math.max(1, domains.length));
         for (const d of domains) {
-          const slot = scores.get(d.key) ?? { entry: { domain: d.key, kind: d.kind, score: 0 }, support: 0 };
+          let slot = scores.get(d.key);
+          if (!slot) scores.set(d.key, (slot = { entry: { domain: d.key, kind: d.kind, score: 0 }, support: 0, first: rank }));
+          else if (rank < slot.first) {
+            slot.entry.kind = d.kind;
+            slot.first = rank;
+          }
           slot.entry.score += share * d.weight * d.idf;
           slot.support += 1;
-          scores.set(d.key, slot);
         }
       }
     }
@@ -195,7 +204,7 @@ export async function refreshExpertise(
       continue;
     }
     const items = involvement.get(actor.id) ?? new Map<string, { weight: number; authored: boolean }>();
-    const scores = scoresOf.get(actor.id) ?? new Map<string, { entry: ExpertiseEntry; support: number }>();
+    const scores = scoresOf.get(actor.id) ?? new Map<string, { entry: ExpertiseEntry; support: number; first: number }>();
     const supported = [...scores.values()].filter((s) => !NEEDS_SUPPORT.has(s.entry.kind) || s.support >= 2).map((s) => s.entry);
     let expertise = rank(supported);
     if (expertise.length === 0 && [...items.values()].some((i) => i.authored)) expertise = await fallback(db, [...items.keys()]);
