@@ -159,9 +159,10 @@ export async function refreshExpertise(
   // Each person's domains, summed over their items. Items are read and turned into domains a page at a
   // time, and a page's entities and domains are dropped once added: a pass over prolific authors at the
   // end of an import read tens of thousands of items' entities, and holding them all (with each item's
-  // domains) grew the event loop's heap by ~170 MB at 100k items under 16 searching clients.
-  // A domain's kind is the one its person's first item gave it (an area before a keyword of the same name, say),
-  // as when each person's items were read in their own order: `first` is that item's rank.
+  // domains) raised the event loop's heap by ~100 MB at 100k items under 16 searching clients, which the
+  // resident set kept. A domain's kind is the one its person's first item gave it (an area before a
+  // language of the same name, say), as when each person's items were read in their own order: `first`
+  // is that item's rank.
   const scoresOf = new Map<string, Map<string, { entry: ExpertiseEntry; support: number; first: number }>>();
   let scored = 0;
   const perRead = Math.max(1, Math.floor(options.itemsPerRead ?? ITEMS_PAGE));
