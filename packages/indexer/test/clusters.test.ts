@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgVectorStore, type Db, type VectorStore } from '@engram/stores';
 import { openTestDatabase, testWorkspace } from '@engram/stores/testing';
-import { assignCluster, assignClusters, recluster } from '../src/clusters/index.js';
+import { centroidHex } from '@engram/stores';
+import { OFF_THREAD_MIN_ROWS } from '../src/clusters/centroidRows.js';
+import { DEFAULT_FEATURE_SPACE, assignCluster, assignClusters, recluster, topicFeature } from '../src/clusters/index.js';
 import { insertFixtureItem, type FixtureItem } from '../src/testing/clusterFixtures.js';
 
 const DIMENSIONS = 32;
@@ -163,6 +165,69 @@ describe('assignClusters, batches called together', () => {
     expect(await shape(together)).toEqual(await shape(serial));
     expect((await centroids(together)).map((r) => `${r.n} ${r.c}`)).toEqual((await centroids(serial)).map((r) => `${r.n} ${r.c}`));
     for (const c of await clustersOf(together)) expect(await memberCount(c.id)).toBe(c.member_count);
+  });
+});
+
+describe('assignClusters over thousands of centroids', () => {
+  // More clusters than OFF_THREAD_MIN_ROWS: the first passes come from the scan thread, and a batch waiting
+  // for its turn takes them ahead, before the batches in front of it move the rows.
+  const SEEDED = OFF_THREAD_MIN_ROWS + 100;
+  const WIDTH = DIMENSIONS + DEFAULT_FEATURE_SPACE.entityDimensions;
+  const TOPICS = ['CSS selectors', 'Markdown lists', 'YAML comments', 'JSX attributes', 'dependency bumps'];
+
+  /** The same clusters in each workspace: some near the items' topics (text part), the rest scattered. */
+  async function seedClusters(workspaceId: string): Promise<void> {
+    let state = 7;
+    const random = () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31) - 0.5;
+    const centroids = Array.from({ length: SEEDED }, (_, k) => {
+      // One in 40 is an item of one of the first three topics by its text alone; the other two have none.
+      const near = k % 40 === 0 && (k / 40) % TOPICS.length < 3 ? topicFeature(vectorFor((k / 40) % TOPICS.length, 1_000 + k), []) : null;
+      return centroidHex(Float32Array.from({ length: WIDTH }, (_, i) => (near ? near[i]! + 0.01 * random() : 0.2 * random())));
+    });
+    await db.query(
+      `INSERT INTO clusters (id, workspace_id, topic, summary, keywords, member_count, centroid, updated_at)
+       SELECT $1 || ':seed:' || u.k, $1, 'seeded', '', '{}', 4, decode(u.c, 'hex'), clock_timestamp()
+       FROM unnest($2::int[], $3::text[]) AS u(k, c)`,
+      [workspaceId, centroids.map((_, k) => k), centroids],
+    );
+  }
+
+  const items: FixtureItem[] = Array.from({ length: 40 }, (_, i) => ({
+    externalId: `pr:${500 + i}`, type: 'pull_request', title: `Fix ${TOPICS[i % TOPICS.length]} case ${i}`, files: [`src/${i % TOPICS.length}/printer.js`],
+  }));
+  const loadItems = async (ws: string) => {
+    const out: { id: string; vector: number[] }[] = [];
+    for (const [i, item] of items.entries()) out.push({ id: await insertFixtureItem(db, ws, { ...item, actors: [{ login: 'alice', role: 'author' }] }), vector: vectorFor(i % TOPICS.length, i) });
+    return out;
+  };
+  /** Each item's cluster, by the seed's number, or by the item that first joined a cluster the assignments made. */
+  const placements = async (ws: string, ids: string[]) => {
+    const rows = (await db.query<{ item_id: string; cluster_id: string }>('SELECT item_id, cluster_id FROM cluster_members WHERE workspace_id = $1', [ws])).rows;
+    const clusterOf = new Map(rows.map((r) => [r.item_id, r.cluster_id]));
+    const firstMember = new Map<string, number>();
+    return ids.map((id, i) => {
+      const cluster = clusterOf.get(id)!;
+      if (cluster.startsWith(`${ws}:seed:`)) return cluster.slice(ws.length + 1);
+      if (!firstMember.has(cluster)) firstMember.set(cluster, i);
+      return `made by ${firstMember.get(cluster)}`;
+    });
+  };
+
+  it('places batches waiting for their turn as assigning their items one by one would', async () => {
+    const [single, together] = [await testWorkspace(db), await testWorkspace(db)];
+    for (const ws of [single, together]) await seedClusters(ws);
+    const one = await loadItems(single);
+    for (const item of one) await assignCluster(db, { workspaceId: single, itemId: item.id, vector: item.vector });
+    const many = await loadItems(together);
+    const batch = (from: number, to: number) => many.slice(from, to).map((i) => ({ itemId: i.id, vector: i.vector }));
+    // The first batch loads the workspace's centroids; the three after it (the first two chunks long) wait together.
+    await assignClusters(db, together, batch(0, 1));
+    await Promise.all([batch(1, 21), batch(21, 33), batch(33, 40)].map((b) => assignClusters(db, together, b)));
+    const expected = await placements(single, one.map((i) => i.id));
+    expect(await placements(together, many.map((i) => i.id))).toEqual(expected);
+    // Some items joined seeded clusters, some joined clusters the assignments made.
+    expect(expected.some((p) => p.startsWith('seed:'))).toBe(true);
+    expect(new Set(expected.filter((p) => p.startsWith('made by'))).size).toBeLessThan(expected.filter((p) => p.startsWith('made by')).length);
   });
 });
 

@@ -65,13 +65,19 @@ export interface CentroidsForOptions {
   itemCounts?: Pick<SearchReadModel, 'stats'>;
 }
 
+/** The workspace's centroids as loaded, when they are younger than `ttlMs`; null otherwise (nothing is read). */
+export function loadedCentroids(db: object, workspaceId: string, ttlMs: number): WorkspaceCentroids | null {
+  const cached = caches.get(db)?.get(workspaceId);
+  return cached && Date.now() - cached.loadedAt < ttlMs ? cached : null;
+}
+
 /** The workspace's centroids of this dimension, reloaded when older than the TTL or when the cluster count differs from the cached one. */
 export async function centroidsFor(db: Queryable, workspaceId: string, dimensions: number, options: CentroidsForOptions): Promise<WorkspaceCentroids> {
   const { ttlMs, clusterCount, itemCounts } = options;
   let perDb = caches.get(db);
   if (!perDb) caches.set(db, (perDb = new Map()));
-  const cached = perDb.get(workspaceId);
-  if (cached && Date.now() - cached.loadedAt < ttlMs && (clusterCount === undefined || clusterCount === cached.clusters.size)) return cached;
+  const cached = loadedCentroids(db, workspaceId, ttlMs);
+  if (cached && (clusterCount === undefined || clusterCount === cached.clusters.size)) return cached;
   const fresh = await load(db, workspaceId, dimensions, itemCounts);
   perDb.set(workspaceId, fresh);
   return fresh;
