@@ -402,13 +402,12 @@ async function leave(tx: Queryable, cache: WorkspaceCentroids, clusterId: string
 
 interface ItemState {
   currentClusterId: string | null;
-  clusterCount: number;
   title: string;
   entities: TopicalEntity[];
 }
 
 /** Everything about the item in one round trip: its cluster, the workspace's cluster count, title and topical entities. */
-async function readItemState(db: Queryable, workspaceId: string, itemId: string, itemCount: number): Promise<ItemState> {
+async function readItemState(db: Queryable, workspaceId: string, itemId: string, itemCount: number): Promise<ItemState & { clusterCount: number }> {
   const state = await readItemClusterState(db, workspaceId, itemId, TOPICAL_CATEGORIES);
   return { ...state, entities: state.mentions.map((m) => toTopicalEntity(m as EntityRow, itemCount)) };
 }

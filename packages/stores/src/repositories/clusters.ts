@@ -134,19 +134,23 @@ async function mentionsByItem(db: Queryable, itemIds: readonly string[], categor
   return out;
 }
 
-/** `readItemClusterState` for many items of a workspace in two statements; items that do not exist are absent. */
-export async function readItemClusterStates(db: Queryable, workspaceId: string, itemIds: readonly string[], categories: readonly string[]): Promise<Map<string, ItemClusterState>> {
+/**
+ * `readItemClusterState` for many items of a workspace in two statements, without the cluster count (a batch
+ * plans against the centroids it holds, and a write that lost a race says so; counting 4,000 clusters read
+ * 3,400 heap pages, 6-14 ms a batch of the embedded database's thread at 100k items, 0.4 s when not cached);
+ * items that do not exist are absent.
+ */
+export async function readItemClusterStates(db: Queryable, workspaceId: string, itemIds: readonly string[], categories: readonly string[]): Promise<Map<string, Omit<ItemClusterState, 'clusterCount'>>> {
   if (itemIds.length === 0) return new Map();
-  const res = await db.query<{ id: string; current: string | null; clusters: number; title: string | null }>(
+  const res = await db.query<{ id: string; current: string | null; title: string | null }>(
     `SELECT i.id, cm.cluster_id AS current,
-       (SELECT count(*)::int FROM clusters WHERE workspace_id = $1 AND member_count > 0) AS clusters,
        coalesce(nullif(i.title, ''), split_part(i.snippet, E'\\n', 1)) AS title
      FROM items i LEFT JOIN cluster_members cm ON cm.item_id = i.id
      WHERE i.workspace_id = $1 AND i.id = ANY($2::text[])`,
     [workspaceId, itemIds],
   );
   const mentions = res.rows.length > 0 ? await mentionsByItem(db, itemIds, categories) : new Map<string, MentionRow[]>();
-  return new Map(res.rows.map((r) => [r.id, { currentClusterId: r.current, clusterCount: r.clusters, title: r.title ?? '', mentions: mentions.get(r.id) ?? [] }]));
+  return new Map(res.rows.map((r) => [r.id, { currentClusterId: r.current, title: r.title ?? '', mentions: mentions.get(r.id) ?? [] }]));
 }
 
 export type JoinOutcome = { kind: 'joined'; version: string } | { kind: 'stale' } | { kind: 'already_member'; version: string };
